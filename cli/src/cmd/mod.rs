@@ -1,0 +1,4 @@
+//! One module per `pocket` subcommand.
+
+pub mod assets;
+pub mod demo;

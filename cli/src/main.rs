@@ -1,0 +1,41 @@
+//! `pocket`: the Pocket Voice command line — model assets, the engines one by one, the voice
+//! loop, and the latency harness.
+
+mod cmd;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "pocket",
+    version,
+    about = "Pocket Voice: an on-device streaming voice assistant"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Fetch, verify and list the model files and test audio.
+    #[command(subcommand)]
+    Assets(cmd::assets::AssetsCommand),
+    /// The main job on the default models (the README's first command).
+    Demo(cmd::demo::DemoArgs),
+}
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Assets(c) => cmd::assets::run(c),
+        Command::Demo(a) => cmd::demo::run(a),
+    };
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

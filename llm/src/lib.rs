@@ -1,0 +1,7 @@
+//! Pocket Voice LLM engine: GGUF models (llama, qwen2, qwen3) on memmap2 with quantized SIMD
+//! kernels, an f16 KV cache, a byte-level BPE tokenizer and streaming generation.
+//!
+//! The engine is being built under issue 3; this crate currently holds only its error type.
+
+mod error;
+pub use error::LlmError;

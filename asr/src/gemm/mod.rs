@@ -1,0 +1,369 @@
+//! Matrix multiply for the Whisper forward pass: `Y[m][n] = sum_k X[m][k] * W[n][k] (+ b[n])`,
+//! with weights stored as f32, f16 or Q8_0 and converted to f32 on the fly.
+//!
+//! Large `m` (encoder, conv as im2col, attention) goes through a cache-blocked GEMM: weight
+//! panels are converted and packed once per call into a per-thread buffer and swept by a 6x16
+//! register-tiled micro-kernel. Small `m` (a decoder step) is a GEMV over weight rows, which
+//! is memory bound, so the compact f16/Q8_0 storage is what sets its speed. Work is split over
+//! the thread pool by output columns. Kernels are chosen at run time (AVX2+FMA+F16C, else the
+//! scalar twins in `scalar.rs`); `kernels_parity` tests check they agree.
+//!
+//! This module is self-contained so it can move into the shared `pocket-kernels` crate.
+
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+mod scalar;
+
+use std::cell::RefCell;
+
+use crate::pool::{ThreadPool, split};
+
+/// Q8_0 block: 32 weights sharing one f16 scale (`w = d * q`), 34 bytes like ggml's.
+#[derive(Clone, Copy, Debug)]
+#[repr(C)]
+pub struct BlockQ8 {
+    pub d: u16,
+    pub qs: [i8; 32],
+}
+const _: () = assert!(std::mem::size_of::<BlockQ8>() == 34);
+
+/// Storage of a weight matrix `[n][k]` (output features x input features).
+#[derive(Debug)]
+pub enum WeightData {
+    F32(Vec<f32>),
+    F16(Vec<u16>),
+    Q8(Vec<BlockQ8>),
+}
+
+/// A weight matrix `[n][k]`.
+#[derive(Debug)]
+pub struct Matrix {
+    pub n: usize,
+    pub k: usize,
+    pub data: WeightData,
+}
+
+/// How to keep fp16 checkpoint weights in memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum WeightFormat {
+    /// Keep the f16 values as stored (exact; 2 bytes per weight).
+    F16,
+    /// Requantize at load to Q8_0 (1.06 bytes per weight; decoder steps read less memory).
+    #[default]
+    Q8_0,
+    /// Expand to f32 (4 bytes per weight; reference for accuracy checks).
+    F32,
+}
+
+impl Matrix {
+    /// Builds a matrix from f16 bits, converting to `fmt` (Q8_0 needs `k % 32 == 0`; other
+    /// shapes stay f16).
+    pub fn from_f16(n: usize, k: usize, bits: Vec<u16>, fmt: WeightFormat) -> Self {
+        debug_assert_eq!(bits.len(), n * k);
+        let data = match fmt {
+            WeightFormat::F16 => WeightData::F16(bits),
+            WeightFormat::Q8_0 if k.is_multiple_of(32) => {
+                let f: Vec<f32> = bits
+                    .iter()
+                    .map(|&b| half::f16::from_bits(b).to_f32())
+                    .collect();
+                WeightData::Q8(quantize_q8(&f))
+            }
+            WeightFormat::Q8_0 => WeightData::F16(bits),
+            WeightFormat::F32 => WeightData::F32(
+                bits.iter()
+                    .map(|&b| half::f16::from_bits(b).to_f32())
+                    .collect(),
+            ),
+        };
+        Self { n, k, data }
+    }
+
+    pub fn from_f32(n: usize, k: usize, values: Vec<f32>) -> Self {
+        debug_assert_eq!(values.len(), n * k);
+        Self {
+            n,
+            k,
+            data: WeightData::F32(values),
+        }
+    }
+
+    /// Bytes held by the weights.
+    pub fn size_bytes(&self) -> usize {
+        match &self.data {
+            WeightData::F32(v) => v.len() * 4,
+            WeightData::F16(v) => v.len() * 2,
+            WeightData::Q8(v) => v.len() * 34,
+        }
+    }
+
+    fn view(&self) -> View<'_> {
+        match &self.data {
+            WeightData::F32(v) => View::F32(v),
+            WeightData::F16(v) => View::F16(v),
+            WeightData::Q8(v) => View::Q8(v),
+        }
+    }
+}
+
+/// Quantizes rows of f32 (length a multiple of 32) to Q8_0 blocks (round to nearest).
+pub fn quantize_q8(x: &[f32]) -> Vec<BlockQ8> {
+    x.chunks_exact(32)
+        .map(|c| {
+            let amax = c.iter().fold(0f32, |a, v| a.max(v.abs()));
+            let d = amax / 127.0;
+            let id = if d > 0.0 { 1.0 / d } else { 0.0 };
+            let mut qs = [0i8; 32];
+            for (q, &v) in qs.iter_mut().zip(c) {
+                *q = (v * id).round().clamp(-127.0, 127.0) as i8;
+            }
+            BlockQ8 {
+                d: half::f16::from_f32(d).to_bits(),
+                qs,
+            }
+        })
+        .collect()
+}
+
+/// Borrowed weights of any storage, `[n][k]` row-major.
+#[derive(Clone, Copy)]
+pub enum View<'a> {
+    F32(&'a [f32]),
+    F16(&'a [u16]),
+    Q8(&'a [BlockQ8]),
+}
+
+/// Which kernel family runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Isa {
+    Scalar,
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+}
+
+/// Detects the best kernels for this CPU (once per call site; cheap).
+pub fn detect() -> Isa {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::is_x86_feature_detected!("avx2")
+            && std::is_x86_feature_detected!("fma")
+            && std::is_x86_feature_detected!("f16c")
+        {
+            return Isa::Avx2;
+        }
+    }
+    Isa::Scalar
+}
+
+/// Rows of the register tile and columns of a packed panel.
+const MR: usize = 6;
+const NR: usize = 16;
+/// Cache blocking: k per packed panel, columns per packed panel.
+const KC: usize = 256;
+const NC: usize = 128;
+/// Below this many rows the GEMV path is used.
+const GEMV_MAX_M: usize = 4;
+
+thread_local! {
+    static PANEL: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `y[m][n] = x[m][k] . w[n][k] + bias[n]`, split over the pool by columns.
+pub fn matmul(
+    pool: &ThreadPool,
+    isa: Isa,
+    x: &[f32],
+    m: usize,
+    w: &Matrix,
+    bias: Option<&[f32]>,
+    y: &mut [f32],
+) {
+    assert!(
+        x.len() >= m * w.k && y.len() >= m * w.n,
+        "matmul: buffer too small"
+    );
+    let view = w.view();
+    let (n, k) = (w.n, w.k);
+    let parts = pool.threads();
+    let yp = SendPtr(y.as_mut_ptr());
+    pool.run(&|t| {
+        let cols = split(n, parts, t, NR);
+        if cols.is_empty() {
+            return;
+        }
+        // SAFETY: each thread writes only its own column range of y.
+        let y = unsafe { std::slice::from_raw_parts_mut(yp.get(), m * n) };
+        matmul_cols(isa, x, m, k, view, n, bias, y, cols);
+    });
+}
+
+/// Single-threaded `matmul` on borrowed weights (used inside per-head parallel loops).
+pub fn matmul_view(isa: Isa, x: &[f32], m: usize, k: usize, w: View<'_>, n: usize, y: &mut [f32]) {
+    matmul_cols(isa, x, m, k, w, n, None, y, 0..n);
+}
+
+#[derive(Clone, Copy)]
+struct SendPtr(*mut f32);
+// SAFETY: used only to hand disjoint column ranges of one buffer to pool threads.
+unsafe impl Send for SendPtr {}
+unsafe impl Sync for SendPtr {}
+impl SendPtr {
+    fn get(self) -> *mut f32 {
+        self.0
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn matmul_cols(
+    isa: Isa,
+    x: &[f32],
+    m: usize,
+    k: usize,
+    w: View<'_>,
+    n: usize,
+    bias: Option<&[f32]>,
+    y: &mut [f32],
+    cols: std::ops::Range<usize>,
+) {
+    for i in 0..m {
+        let row = &mut y[i * n..(i + 1) * n];
+        match bias {
+            Some(b) => row[cols.clone()].copy_from_slice(&b[cols.clone()]),
+            None => row[cols.clone()].fill(0.0),
+        }
+    }
+    if m <= GEMV_MAX_M {
+        for j in cols {
+            for i in 0..m {
+                let xr = &x[i * k..(i + 1) * k];
+                y[i * n + j] += dot_row(isa, w, j, k, xr);
+            }
+        }
+        return;
+    }
+    PANEL.with(|p| {
+        let mut panel = p.borrow_mut();
+        panel.resize(KC * NC, 0.0);
+        let mut tile = [0f32; MR * NR];
+        let mut n0 = cols.start;
+        while n0 < cols.end {
+            let nb = (cols.end - n0).min(NC);
+            let mut k0 = 0;
+            while k0 < k {
+                let kb = (k - k0).min(KC);
+                pack_panel(isa, w, k, n0, nb, k0, kb, &mut panel);
+                for jp in 0..nb.div_ceil(NR) {
+                    let pan = &panel[jp * NR * kb..(jp + 1) * NR * kb];
+                    let ncols = (nb - jp * NR).min(NR);
+                    let mut i0 = 0;
+                    while i0 < m {
+                        let rows = (m - i0).min(MR);
+                        let a = &x[i0 * k + k0..];
+                        micro(isa, a, k, rows, kb, pan, &mut tile);
+                        for r in 0..rows {
+                            let yr = &mut y[(i0 + r) * n + n0 + jp * NR..][..ncols];
+                            for (o, t) in yr.iter_mut().zip(&tile[r * NR..r * NR + ncols]) {
+                                *o += t;
+                            }
+                        }
+                        i0 += rows;
+                    }
+                }
+                k0 += kb;
+            }
+            n0 += nb;
+        }
+    });
+}
+
+/// Packs `w[n0..n0+nb][k0..k0+kb]` as f32 into `[nb/NR][kb][NR]` panels (zero-padded columns).
+#[allow(clippy::too_many_arguments)]
+fn pack_panel(
+    isa: Isa,
+    w: View<'_>,
+    k: usize,
+    n0: usize,
+    nb: usize,
+    k0: usize,
+    kb: usize,
+    panel: &mut [f32],
+) {
+    let mut row = [0f32; KC];
+    for jp in 0..nb.div_ceil(NR) {
+        let dst = &mut panel[jp * NR * kb..(jp + 1) * NR * kb];
+        for c in 0..NR {
+            let j = jp * NR + c;
+            if j >= nb {
+                for kk in 0..kb {
+                    dst[kk * NR + c] = 0.0;
+                }
+                continue;
+            }
+            let row = &mut row[..kb];
+            load_row(isa, w, n0 + j, k, k0, row);
+            for (kk, &v) in row.iter().enumerate() {
+                dst[kk * NR + c] = v;
+            }
+        }
+    }
+}
+
+/// Converts `w[j][k0..k0+out.len()]` to f32.
+fn load_row(isa: Isa, w: View<'_>, j: usize, k: usize, k0: usize, out: &mut [f32]) {
+    let len = out.len();
+    match w {
+        View::F32(v) => out.copy_from_slice(&v[j * k + k0..j * k + k0 + len]),
+        View::F16(v) => f16_to_f32(isa, &v[j * k + k0..j * k + k0 + len], out),
+        View::Q8(v) => {
+            // k0 and KC are multiples of 32 whenever Q8 is used (k % 32 == 0).
+            let b0 = (j * k + k0) / 32;
+            scalar::q8_to_f32(&v[b0..b0 + len.div_ceil(32)], out);
+        }
+    }
+}
+
+fn f16_to_f32(isa: Isa, src: &[u16], dst: &mut [f32]) {
+    match isa {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: Avx2 is only returned by `detect` when AVX2, FMA and F16C are present.
+        Isa::Avx2 => unsafe { avx2::f16_to_f32(src, dst) },
+        Isa::Scalar => scalar::f16_to_f32(src, dst),
+    }
+}
+
+fn micro(
+    isa: Isa,
+    a: &[f32],
+    lda: usize,
+    rows: usize,
+    kb: usize,
+    panel: &[f32],
+    tile: &mut [f32; MR * NR],
+) {
+    match isa {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: see `f16_to_f32`; slices are bounds-checked inside before pointer use.
+        Isa::Avx2 => unsafe { avx2::micro_6x16(a, lda, rows, kb, panel, tile) },
+        Isa::Scalar => scalar::micro_6x16(a, lda, rows, kb, panel, tile),
+    }
+}
+
+fn dot_row(isa: Isa, w: View<'_>, j: usize, k: usize, x: &[f32]) -> f32 {
+    match (isa, w) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: see `f16_to_f32`.
+        (Isa::Avx2, View::F32(v)) => unsafe { avx2::dot_f32(&v[j * k..(j + 1) * k], x) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: see `f16_to_f32`.
+        (Isa::Avx2, View::F16(v)) => unsafe { avx2::dot_f16(&v[j * k..(j + 1) * k], x) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: see `f16_to_f32`.
+        (Isa::Avx2, View::Q8(v)) => unsafe { avx2::dot_q8(&v[j * k / 32..(j + 1) * k / 32], x) },
+        (_, View::F32(v)) => scalar::dot_f32(&v[j * k..(j + 1) * k], x),
+        (_, View::F16(v)) => scalar::dot_f16(&v[j * k..(j + 1) * k], x),
+        (_, View::Q8(v)) => scalar::dot_q8(&v[j * k / 32..(j + 1) * k / 32], x),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,110 @@
+//! Parity of the SIMD kernels with the scalar twins, and of the blocked GEMM with a naive one.
+
+use super::*;
+
+fn lcg(seed: &mut u64) -> f32 {
+    *seed = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    ((*seed >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+}
+
+fn naive(x: &[f32], m: usize, k: usize, w: &[f32], n: usize, b: Option<&[f32]>) -> Vec<f32> {
+    let mut y = vec![0f32; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            let mut s = b.map_or(0.0, |b| b[j]) as f64;
+            for kk in 0..k {
+                s += x[i * k + kk] as f64 * w[j * k + kk] as f64;
+            }
+            y[i * n + j] = s as f32;
+        }
+    }
+    y
+}
+
+fn dequant(w: &Matrix) -> Vec<f32> {
+    match &w.data {
+        WeightData::F32(v) => v.clone(),
+        WeightData::F16(v) => v
+            .iter()
+            .map(|&b| half::f16::from_bits(b).to_f32())
+            .collect(),
+        WeightData::Q8(v) => {
+            let mut out = vec![0f32; v.len() * 32];
+            scalar::q8_to_f32(v, &mut out);
+            out
+        }
+    }
+}
+
+fn isas() -> Vec<Isa> {
+    let mut v = vec![Isa::Scalar];
+    if detect() != Isa::Scalar {
+        v.push(detect());
+    }
+    v
+}
+
+#[test]
+fn kernels_parity_gemm_and_gemv_all_formats() {
+    let mut seed = 7u64;
+    let pool = ThreadPool::new(2);
+    for &(m, k, n) in &[
+        (1, 64, 40),
+        (3, 96, 17),
+        (4, 384, 33),
+        (7, 64, 16),
+        (13, 300, 70),
+        (40, 544, 300),
+    ] {
+        let x: Vec<f32> = (0..m * k).map(|_| lcg(&mut seed)).collect();
+        let wf: Vec<f32> = (0..n * k).map(|_| lcg(&mut seed) * 0.5).collect();
+        let b: Vec<f32> = (0..n).map(|_| lcg(&mut seed)).collect();
+        let bits: Vec<u16> = wf
+            .iter()
+            .map(|&v| half::f16::from_f32(v).to_bits())
+            .collect();
+        for fmt in [WeightFormat::F32, WeightFormat::F16, WeightFormat::Q8_0] {
+            let w = Matrix::from_f16(n, k, bits.clone(), fmt);
+            let want = naive(&x, m, k, &dequant(&w), n, Some(&b));
+            for isa in isas() {
+                let mut y = vec![f32::NAN; m * n];
+                matmul(&pool, isa, &x, m, &w, Some(&b), &mut y);
+                for (i, (g, e)) in y.iter().zip(&want).enumerate() {
+                    assert!(
+                        (g - e).abs() <= 1e-4 * (1.0 + e.abs()) * (k as f32).sqrt(),
+                        "{isa:?} {fmt:?} m{m} k{k} n{n} at {i}: {g} vs {e}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn q8_quantization_error_is_bounded() {
+    let mut seed = 3u64;
+    let x: Vec<f32> = (0..4096).map(|_| lcg(&mut seed)).collect();
+    let q = quantize_q8(&x);
+    let mut back = vec![0f32; x.len()];
+    scalar::q8_to_f32(&q, &mut back);
+    for (c, b) in x.chunks(32).zip(back.chunks(32)) {
+        let amax = c.iter().fold(0f32, |a, v| a.max(v.abs()));
+        for (a, b) in c.iter().zip(b) {
+            assert!((a - b).abs() <= amax / 127.0 * 0.5 + amax * 1e-3);
+        }
+    }
+}
+
+#[test]
+fn f16_conversion_parity() {
+    let src: Vec<u16> = (0..1000u16)
+        .map(|i| half::f16::from_f32(i as f32 * 0.37 - 100.0).to_bits())
+        .collect();
+    let mut a = vec![0f32; 1000];
+    let mut b = vec![0f32; 1000];
+    scalar::f16_to_f32(&src, &mut a);
+    f16_to_f32(detect(), &src, &mut b);
+    assert_eq!(a, b);
+}

@@ -9,4 +9,29 @@ pub enum LlmError {
         #[source]
         source: std::io::Error,
     },
+    // --- GGUF reader, metadata, tokenizer, sampler (llm-front) ---
+    #[error("{path}: not a usable GGUF file: {source}")]
+    Gguf {
+        path: std::path::PathBuf,
+        #[source]
+        source: crate::gguf::GgufError,
+    },
+    #[error("model metadata key `{key}` is missing")]
+    MissingMetadata { key: String },
+    #[error("model metadata key `{key}` is {found}, expected {expected}")]
+    WrongMetadataType {
+        key: String,
+        expected: &'static str,
+        found: String,
+    },
+    #[error("model has no tensor named `{name}`")]
+    MissingTensor { name: String },
+    #[error("unsupported tokenizer: {reason}")]
+    UnsupportedTokenizer { reason: String },
+    #[error("the model's tokenizer data is invalid: {reason}")]
+    InvalidVocab { reason: String },
+    #[error("token id {id} is outside the vocabulary of {vocab_size} tokens")]
+    InvalidToken { id: u32, vocab_size: usize },
+    #[error("invalid sampler setting: {reason}")]
+    InvalidSampler { reason: String },
 }

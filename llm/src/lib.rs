@@ -5,3 +5,5 @@
 
 mod error;
 pub use error::LlmError;
+
+pub mod gguf;

@@ -23,6 +23,8 @@ enum Command {
     Assets(cmd::assets::AssetsCommand),
     /// The main job on the default models (the README's first command).
     Demo(cmd::demo::DemoArgs),
+    /// Speak text into a WAV file (prints time to first chunk and RTF).
+    Say(cmd::say::SayArgs),
 }
 
 fn main() -> std::process::ExitCode {
@@ -30,6 +32,7 @@ fn main() -> std::process::ExitCode {
     let result = match cli.command {
         Command::Assets(c) => cmd::assets::run(c),
         Command::Demo(a) => cmd::demo::run(a),
+        Command::Say(a) => cmd::say::run(a),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -1,0 +1,118 @@
+//! The Piper VITS network on ONNX Runtime (loaded at run time from a shared library).
+
+use crate::error::TtsError;
+use ort::session::Session;
+use ort::session::builder::GraphOptimizationLevel;
+use ort::value::TensorRef;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// The process's one ONNX Runtime environment (ONNX Runtime allows one per process).
+static ENVIRONMENT: Mutex<Option<(PathBuf, ort::environment::Environment)>> = Mutex::new(None);
+
+/// Loads ONNX Runtime from `library` once per process and returns the environment.
+fn environment(library: &Path) -> Result<ort::environment::Environment, TtsError> {
+    let runtime_err = |detail: String| TtsError::Runtime {
+        path: library.to_path_buf(),
+        detail,
+    };
+    let mut guard = ENVIRONMENT.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, env)) = guard.as_ref() {
+        // The library is process-global once loaded; later paths reuse it.
+        return Ok(env.clone());
+    }
+    if !library.is_file() {
+        return Err(runtime_err("file not found".into()));
+    }
+    let env = ort::init_from(library)
+        .map_err(|e| runtime_err(e.to_string()))?
+        .with_name("pocket-tts")
+        .build()
+        .map_err(|e| runtime_err(e.to_string()))?;
+    *guard = Some((library.to_path_buf(), env.clone()));
+    Ok(env)
+}
+
+/// A loaded Piper network: phoneme ids in, f32 PCM out.
+pub struct PiperModel {
+    session: Session,
+    has_sid: bool,
+    path: PathBuf,
+}
+
+impl PiperModel {
+    /// Builds an ONNX Runtime session for the model with `intra_threads` threads.
+    pub fn load(onnx: &Path, ort_library: &Path, intra_threads: usize) -> Result<Self, TtsError> {
+        let model_err = |detail: String| TtsError::Model {
+            path: onnx.to_path_buf(),
+            detail,
+        };
+        if !onnx.is_file() {
+            return Err(TtsError::Io {
+                path: onnx.to_path_buf(),
+                source: std::io::Error::new(std::io::ErrorKind::NotFound, "model file not found"),
+            });
+        }
+        let env = environment(ort_library)?;
+        let session = Session::builder(&env)
+            .map_err(|e| model_err(e.to_string()))?
+            .with_optimization_level(GraphOptimizationLevel::All)
+            .map_err(|e| model_err(e.to_string()))?
+            .with_intra_threads(intra_threads.max(1))
+            .map_err(|e| model_err(e.to_string()))?
+            .with_inter_threads(1)
+            .map_err(|e| model_err(e.to_string()))?
+            .commit_from_file(onnx)
+            .map_err(|e| model_err(e.to_string()))?;
+        let names: Vec<&str> = session.inputs().iter().map(|i| i.name()).collect();
+        for needed in ["input", "input_lengths", "scales"] {
+            if !names.contains(&needed) {
+                return Err(model_err(format!(
+                    "not a Piper model: no input {needed:?} (inputs: {names:?})"
+                )));
+            }
+        }
+        let has_sid = names.contains(&"sid");
+        Ok(PiperModel {
+            session,
+            has_sid,
+            path: onnx.to_path_buf(),
+        })
+    }
+
+    /// Runs the network on one utterance's ids and hands the samples to `sink`.
+    pub fn infer(
+        &mut self,
+        ids: &[i64],
+        scales: [f32; 3],
+        sink: &mut dyn FnMut(&[f32]),
+    ) -> Result<(), TtsError> {
+        let err = |e: ort::Error| TtsError::Inference(format!("{}: {e}", self.path.display()));
+        let len = [ids.len() as i64];
+        let input = TensorRef::from_array_view(([1usize, ids.len()], ids)).map_err(err)?;
+        let lengths = TensorRef::from_array_view(([1usize], &len[..])).map_err(err)?;
+        let scales_t = TensorRef::from_array_view(([3usize], &scales[..])).map_err(err)?;
+        let sid = [0i64];
+        let outputs = if self.has_sid {
+            let sid_t = TensorRef::from_array_view(([1usize], &sid[..])).map_err(err)?;
+            self.session.run(ort::inputs![
+                "input" => input,
+                "input_lengths" => lengths,
+                "scales" => scales_t,
+                "sid" => sid_t,
+            ])
+        } else {
+            self.session.run(ort::inputs![
+                "input" => input,
+                "input_lengths" => lengths,
+                "scales" => scales_t,
+            ])
+        }
+        .map_err(|e| TtsError::Inference(e.to_string()))?;
+        let (_, samples) = outputs[0]
+            .try_extract_tensor::<f32>()
+            .map_err(|e| TtsError::Inference(e.to_string()))?;
+        sink(samples);
+        Ok(())
+    }
+}

@@ -1,0 +1,318 @@
+//! `Segmenter`: turns a stream of LLM text pieces into speakable pieces — a short first clause
+//! early, then whole sentences — with code fences held back and dropped.
+
+use crate::abbrev::period_is_not_sentence_end;
+
+const FENCE: &str = "```";
+
+/// How the segmenter cuts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SegmenterConfig {
+    /// The first piece of a turn may end at a clause mark (`, ; : —`) once it has this many
+    /// words; a sentence end always ends it.
+    pub first_min_words: usize,
+    /// No piece is longer than this (bytes): a longer run is cut at its last space, so
+    /// synthesis latency stays bounded on text without punctuation.
+    pub max_chars: usize,
+}
+
+impl Default for SegmenterConfig {
+    fn default() -> Self {
+        SegmenterConfig {
+            first_min_words: 3,
+            max_chars: 240,
+        }
+    }
+}
+
+/// Streaming text segmenter; one per reply (call [`Segmenter::reset`] between turns).
+#[derive(Debug, Clone)]
+pub struct Segmenter {
+    cfg: SegmenterConfig,
+    buf: String,
+    emitted: usize,
+}
+
+impl Segmenter {
+    pub fn new(cfg: SegmenterConfig) -> Self {
+        let cfg = SegmenterConfig {
+            first_min_words: cfg.first_min_words,
+            max_chars: cfg.max_chars.max(16),
+        };
+        Segmenter {
+            cfg,
+            buf: String::new(),
+            emitted: 0,
+        }
+    }
+
+    /// Adds a piece of streamed text; returns the pieces that became ready (often none).
+    pub fn push(&mut self, piece: &str) -> Vec<String> {
+        self.buf.push_str(piece);
+        let mut out = Vec::new();
+        while let Some(seg) = self.next_ready(false) {
+            out.push(seg);
+        }
+        out
+    }
+
+    /// End of the stream: returns what is left as one piece (if anything speakable).
+    pub fn flush(&mut self) -> Option<String> {
+        let mut parts = Vec::new();
+        while let Some(seg) = self.next_ready(true) {
+            parts.push(seg);
+        }
+        self.reset();
+        if parts.is_empty() {
+            None
+        } else {
+            Some(parts.join(" "))
+        }
+    }
+
+    /// Forgets buffered text and starts a new turn (the next piece is a short clause again).
+    pub fn reset(&mut self) {
+        self.buf.clear();
+        self.emitted = 0;
+    }
+
+    /// Whether text is buffered that has not been returned yet.
+    pub fn has_pending(&self) -> bool {
+        !self.buf.trim().is_empty()
+    }
+
+    fn next_ready(&mut self, at_end: bool) -> Option<String> {
+        loop {
+            let (scan_end, fence) = match self.buf.find(FENCE) {
+                Some(f) => (f, Some(f)),
+                None => (self.buf.len(), None),
+            };
+            let first = self.emitted == 0;
+            if let Some(cut) = find_boundary(&self.buf[..scan_end], first, &self.cfg) {
+                if let Some(seg) = self.take(cut) {
+                    return Some(seg);
+                }
+                continue;
+            }
+            match fence {
+                Some(f) => {
+                    // A code block starts: what precedes it is a piece of its own.
+                    if let Some(seg) = self.take(f) {
+                        return Some(seg);
+                    }
+                    // Drop the block once closed; hold it (or drop it at the end) while open.
+                    match self.buf[FENCE.len()..].find(FENCE) {
+                        Some(close) => {
+                            let end = FENCE.len() + close + FENCE.len();
+                            self.buf.replace_range(..end, " ");
+                        }
+                        None if at_end => self.buf.clear(),
+                        None => return None,
+                    }
+                }
+                None if at_end => {
+                    let len = self.buf.len();
+                    if len == 0 {
+                        return None;
+                    }
+                    if let Some(seg) = self.take(len) {
+                        return Some(seg);
+                    }
+                }
+                None => return None,
+            }
+        }
+    }
+
+    /// Removes `buf[..cut]` and returns it trimmed, if it has anything to say.
+    fn take(&mut self, cut: usize) -> Option<String> {
+        let seg: String = self.buf[..cut].trim().to_string();
+        self.buf.replace_range(..cut, "");
+        if seg.chars().any(char::is_alphanumeric) {
+            self.emitted += 1;
+            Some(seg)
+        } else {
+            None
+        }
+    }
+}
+
+/// Where the next piece ends in `text` (exclusive byte index), if it is complete yet.
+fn find_boundary(text: &str, first: bool, cfg: &SegmenterConfig) -> Option<usize> {
+    let mut words = 0usize;
+    let mut in_word = false;
+    let mut word_start = 0usize;
+    let mut line_start = true;
+    let mut word_at_line_start = false;
+    let mut iter = text.char_indices().peekable();
+    while let Some((i, c)) = iter.next() {
+        if i >= cfg.max_chars {
+            return Some(cut_at_space(text, i));
+        }
+        let next = iter.peek().map(|&(_, n)| n);
+        if c.is_whitespace() {
+            in_word = false;
+            if c == '\n' {
+                if text[..i].chars().any(char::is_alphanumeric) {
+                    return Some(i + 1);
+                }
+                line_start = true;
+            }
+            continue;
+        }
+        if !in_word {
+            in_word = true;
+            words += 1;
+            word_start = i;
+            word_at_line_start = line_start;
+            line_start = false;
+        }
+        let followed_by_space = next.is_some_and(char::is_whitespace);
+        match c {
+            '.' if followed_by_space => {
+                let token = text[word_start..i].trim_start_matches(['(', '"', '\'', '*', '_']);
+                let list_number = word_at_line_start && token.chars().all(|d| d.is_ascii_digit());
+                if !list_number && !period_is_not_sentence_end(token) {
+                    return Some(i + 1);
+                }
+            }
+            '!' | '?' | '…' if followed_by_space => return Some(i + c.len_utf8()),
+            ',' | ';' | ':' | '—' | '–'
+                if first && followed_by_space && words >= cfg.first_min_words.max(1) =>
+            {
+                return Some(i + c.len_utf8());
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Cuts before the word that crosses `limit`, or at `limit` when there is no space.
+fn cut_at_space(text: &str, limit: usize) -> usize {
+    match text[..limit].rfind(char::is_whitespace) {
+        Some(sp) if sp > 0 => sp,
+        _ => limit,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(pieces: &[&str]) -> Vec<String> {
+        let mut s = Segmenter::new(SegmenterConfig::default());
+        let mut out = Vec::new();
+        for p in pieces {
+            out.extend(s.push(p));
+        }
+        out.extend(s.flush());
+        out
+    }
+
+    #[test]
+    fn first_piece_is_a_short_clause_then_sentences() {
+        let toks = [
+            "Sure",
+            ",",
+            " the",
+            " weather",
+            " today",
+            " is",
+            " sunny",
+            ",",
+            " with",
+            " a",
+            " high",
+            " of",
+            " 72",
+            ".",
+            " Tomorrow",
+            ",",
+            " it",
+            " rains",
+            ".",
+            " Bring",
+            " a",
+            " coat",
+            "!",
+        ];
+        let out = run(&toks);
+        assert_eq!(
+            out,
+            vec![
+                "Sure, the weather today is sunny,",
+                "with a high of 72.",
+                "Tomorrow, it rains.",
+                "Bring a coat!"
+            ]
+        );
+    }
+
+    #[test]
+    fn first_piece_comes_before_the_sentence_ends() {
+        let mut s = Segmenter::new(SegmenterConfig::default());
+        assert!(s.push("Well, I think that").is_empty());
+        assert_eq!(s.push(" you, my friend,"), vec!["Well, I think that you,"]);
+    }
+
+    #[test]
+    fn periods_inside_numbers_and_abbreviations_do_not_cut() {
+        let out = run(&["Dr. Smith paid $3.50 for e.g. tea. Then he left."]);
+        assert_eq!(
+            out,
+            vec!["Dr. Smith paid $3.50 for e.g. tea.", "Then he left."]
+        );
+    }
+
+    #[test]
+    fn a_trailing_period_waits_for_the_next_piece() {
+        let mut s = Segmenter::new(SegmenterConfig::default());
+        assert!(s.push("It costs 3.").is_empty());
+        assert!(s.push("5 dollars").is_empty());
+        assert_eq!(s.flush().as_deref(), Some("It costs 3.5 dollars"));
+    }
+
+    #[test]
+    fn code_fences_are_held_and_dropped() {
+        let out = run(&[
+            "Here is code:\n```rust\nfn main() { println!(\"hi. there\"); }\n",
+            "```\nThat prints hi. Done.",
+        ]);
+        assert_eq!(out, vec!["Here is code:", "That prints hi.", "Done."]);
+        // An unclosed fence is dropped at the end.
+        assert_eq!(run(&["Look. ```py\nx = 1. y = 2. "]), vec!["Look."]);
+    }
+
+    #[test]
+    fn newlines_and_list_items_are_boundaries() {
+        let out = run(&["Steps:\n1. Open the lid\n2. Pour the water\n\nDone"]);
+        assert_eq!(
+            out,
+            vec!["Steps:", "1. Open the lid", "2. Pour the water", "Done"]
+        );
+    }
+
+    #[test]
+    fn long_text_without_punctuation_is_cut_in_bounded_pieces() {
+        let text = "word ".repeat(2000);
+        let out = run(&[&text]);
+        assert!(out.len() > 30);
+        assert!(out.iter().all(|p| p.len() <= 240 && !p.is_empty()));
+        let spaceless = "x".repeat(1000);
+        let out = run(&[&spaceless]);
+        assert!(out.iter().all(|p| p.len() <= 240));
+        assert_eq!(out.concat().len(), 1000);
+    }
+
+    #[test]
+    fn reset_starts_a_new_turn_and_symbols_are_not_pieces() {
+        let mut s = Segmenter::new(SegmenterConfig::default());
+        assert!(s.push("One two three four, five").len() == 1);
+        s.reset();
+        assert!(!s.has_pending());
+        assert_eq!(s.push("Aa bb cc dd, ee"), vec!["Aa bb cc dd,"]);
+        assert_eq!(run(&["*** --- !!! "]), Vec::<String>::new());
+        assert_eq!(run(&[""]), Vec::<String>::new());
+    }
+}

@@ -1,0 +1,137 @@
+//! The `Voice` trait every synthesizer implements, its statistics, and the shared text front
+//! end (segment → normalize → voice) that streams chunks with a cancellation check between them.
+
+use crate::error::TtsError;
+use crate::normalize::normalize;
+use crate::segment::{Segmenter, SegmenterConfig};
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// What one `synthesize` call did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SynthStats {
+    /// Samples handed to `on_chunk`.
+    pub samples: usize,
+    /// Number of `on_chunk` calls.
+    pub chunks: usize,
+    /// Rate of the emitted samples.
+    pub sample_rate: u32,
+    /// From the call to the first chunk, if any chunk was emitted.
+    pub first_chunk: Option<Duration>,
+    /// Whole call.
+    pub elapsed: Duration,
+    /// Stopped early by the cancel flag or by `on_chunk` returning `Break`.
+    pub cancelled: bool,
+}
+
+impl SynthStats {
+    /// Seconds of audio emitted.
+    pub fn audio_seconds(&self) -> f64 {
+        if self.sample_rate == 0 {
+            return 0.0;
+        }
+        self.samples as f64 / self.sample_rate as f64
+    }
+
+    /// Real-time factor: compute time / audio time (lower is faster); 0 when no audio.
+    pub fn rtf(&self) -> f64 {
+        let audio = self.audio_seconds();
+        if audio == 0.0 {
+            0.0
+        } else {
+            self.elapsed.as_secs_f64() / audio
+        }
+    }
+}
+
+/// A synthesizer: text in, f32 mono PCM out at [`Voice::sample_rate`], streamed.
+///
+/// Object safe, so the pipeline can hold a `Box<dyn Voice>` chosen at run time.
+pub trait Voice: Send {
+    /// Short name for logs (`piper:en_US-joe-medium`, `flite:kal16`).
+    fn name(&self) -> &str;
+
+    /// Rate of the samples `synthesize` emits.
+    fn sample_rate(&self) -> u32;
+
+    /// Normalizes, segments and speaks `text`, emitting PCM chunks as soon as each is ready.
+    ///
+    /// The first chunk is a short first clause so it comes fast; later chunks are sentences.
+    /// `cancel` is checked between chunks, and `on_chunk` returning `Break` stops as well; both
+    /// end the call with `Ok` and `cancelled = true`. Text with nothing speakable emits nothing.
+    fn synthesize(
+        &mut self,
+        text: &str,
+        cancel: &AtomicBool,
+        on_chunk: &mut dyn FnMut(&[f32]) -> ControlFlow<()>,
+    ) -> Result<SynthStats, TtsError>;
+}
+
+/// Synthesizes `text` and returns all samples (for files and tests).
+pub fn speak_to_vec(voice: &mut dyn Voice, text: &str) -> Result<(Vec<f32>, SynthStats), TtsError> {
+    let mut all = Vec::new();
+    let never = AtomicBool::new(false);
+    let stats = voice.synthesize(text, &never, &mut |chunk| {
+        all.extend_from_slice(chunk);
+        ControlFlow::Continue(())
+    })?;
+    Ok((all, stats))
+}
+
+/// One normalized piece of speakable text handed to a voice's back end.
+pub(crate) trait SegmentSynth {
+    /// Speaks one normalized segment, calling `emit` per chunk; stops when `emit` breaks.
+    fn speak_segment(
+        &mut self,
+        text: &str,
+        emit: &mut dyn FnMut(&[f32]) -> ControlFlow<()>,
+    ) -> Result<ControlFlow<()>, TtsError>;
+}
+
+/// The shared front end: segments `text` like a streamed reply (short first clause, then
+/// sentences, each bounded in length), normalizes each, and streams the back end's chunks.
+pub(crate) fn drive(
+    backend: &mut dyn SegmentSynth,
+    sample_rate: u32,
+    text: &str,
+    cancel: &AtomicBool,
+    on_chunk: &mut dyn FnMut(&[f32]) -> ControlFlow<()>,
+) -> Result<SynthStats, TtsError> {
+    let start = Instant::now();
+    let mut stats = SynthStats {
+        sample_rate,
+        ..SynthStats::default()
+    };
+    let mut segmenter = Segmenter::new(SegmenterConfig::default());
+    let mut segments = segmenter.push(text);
+    segments.extend(segmenter.flush());
+    for segment in &segments {
+        if cancel.load(Ordering::Relaxed) {
+            stats.cancelled = true;
+            break;
+        }
+        let spoken = normalize(segment);
+        if spoken.is_empty() {
+            continue;
+        }
+        let mut emit = |chunk: &[f32]| {
+            if chunk.is_empty() {
+                return ControlFlow::Continue(());
+            }
+            if cancel.load(Ordering::Relaxed) {
+                return ControlFlow::Break(());
+            }
+            stats.first_chunk.get_or_insert_with(|| start.elapsed());
+            stats.samples += chunk.len();
+            stats.chunks += 1;
+            on_chunk(chunk)
+        };
+        if backend.speak_segment(&spoken, &mut emit)?.is_break() {
+            stats.cancelled = true;
+            break;
+        }
+    }
+    stats.elapsed = start.elapsed();
+    Ok(stats)
+}

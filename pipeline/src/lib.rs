@@ -1,7 +1,30 @@
 //! Pocket Voice voice loop: capture, VAD/endpointing, ASR, LLM, segmenter, TTS and playback as
 //! actors joined by bounded channels, with barge-in and per-turn latency metrics.
 //!
-//! The pipeline is being built under issue 6; this crate currently holds only its error type.
+//! Start a loop with [`Pipeline::start`] on a set of [`engines::Engines`]; attach audio to the
+//! returned [`AudioPorts`] (a device with `audio::device`, files with `audio::file`); drive it
+//! and read its [`Event`]s through the cloneable [`PipelineHandle`].
 
+mod actor;
+pub mod audio;
+mod chan;
+mod clock;
+mod config;
+mod echo;
+pub mod engines;
 mod error;
+mod handle;
+mod heard;
+pub mod metrics;
+mod sim;
+mod types;
+
+pub use clock::{Clock, ms};
+pub use config::{EndpointConfig, PipelineConfig};
 pub use error::PipelineError;
+pub use handle::{AudioPorts, MicSender, Pipeline, PipelineHandle};
+pub use metrics::{Report, TurnMetrics};
+pub use types::{Event, InterruptCause, InterruptedWhile, Stamped, State, TurnId};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,87 @@
+//! The recognizer actor: streams utterance audio into the transcriber, decodes partial
+//! transcripts at an interval while it keeps up with real time, and the final one at the end.
+
+use std::time::Duration;
+
+use super::{AsrMsg, Report};
+use crate::chan::{Rx, Tx};
+use crate::clock::Clock;
+use crate::echo::FRAME;
+use crate::engines::Transcriber;
+
+pub(crate) struct Asr {
+    pub(crate) transcriber: Box<dyn Transcriber>,
+    pub(crate) partial_interval: Option<Duration>,
+    pub(crate) report: Tx<Report>,
+    pub(crate) clock: Clock,
+}
+
+impl Asr {
+    pub(crate) fn run(mut self, inbox: Rx<AsrMsg>) {
+        let mut current: Option<u64> = None;
+        let mut since_partial = Duration::ZERO;
+        let mut failed = false;
+        let frame_time = Duration::from_millis((FRAME as u64 * 1000) / 16_000);
+        while let Some(msg) = inbox.recv() {
+            match msg {
+                AsrMsg::Begin { utt } => {
+                    self.transcriber.begin();
+                    current = Some(utt);
+                    since_partial = Duration::ZERO;
+                    failed = false;
+                }
+                AsrMsg::Audio { utt, frame } if current == Some(utt) && !failed => {
+                    if let Err(e) = self.transcriber.accept(&frame.samples) {
+                        failed = true;
+                        self.error(format!("speech recognition failed: {e}"));
+                        continue;
+                    }
+                    since_partial += frame_time;
+                    let Some(interval) = self.partial_interval else {
+                        continue;
+                    };
+                    // Decode a partial only when due and only on fresh audio: when frames queue
+                    // up (we are behind real time), skip it so the final is not delayed.
+                    let fresh = self.clock.now().saturating_sub(frame.at) < interval / 2;
+                    if since_partial >= interval && fresh {
+                        since_partial = Duration::ZERO;
+                        match self.transcriber.partial() {
+                            Ok(Some(text)) if !text.trim().is_empty() => {
+                                self.report.send(Report::Partial { text });
+                            }
+                            Ok(_) => {}
+                            Err(e) => self.error(format!("partial transcript failed: {e}")),
+                        }
+                    }
+                }
+                AsrMsg::Audio { .. } => {}
+                AsrMsg::End { utt } if current == Some(utt) => {
+                    current = None;
+                    let text = if failed {
+                        String::new()
+                    } else {
+                        match self.transcriber.finish() {
+                            Ok(t) => t.trim().to_string(),
+                            Err(e) => {
+                                self.error(format!("speech recognition failed: {e}"));
+                                String::new()
+                            }
+                        }
+                    };
+                    let at = self.clock.now();
+                    self.report.send(Report::Final { utt, text, at });
+                }
+                AsrMsg::End { .. } => {}
+                AsrMsg::Drop { utt } => {
+                    if current == Some(utt) {
+                        current = None;
+                    }
+                }
+            }
+        }
+    }
+
+    fn error(&self, message: String) {
+        self.report.send(Report::Error { message });
+    }
+}

@@ -1,0 +1,148 @@
+//! The language-model actor: streams the reply, cuts it into speakable segments and hands each
+//! to synthesis as soon as it is complete; applies "keep only what was heard" to the history.
+
+use std::ops::ControlFlow;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use super::{BrainCtl, Report, Speak, Think};
+use crate::chan::{Mail, Mailbox, Tx};
+use crate::clock::Clock;
+use crate::engines::{ChatEngine, TextSegmenter};
+use crate::types::TurnId;
+
+pub(crate) struct Brain {
+    pub(crate) chat: Box<dyn ChatEngine>,
+    pub(crate) segmenter: Box<dyn TextSegmenter>,
+    pub(crate) mouth: Tx<Speak>,
+    pub(crate) report: Tx<Report>,
+    pub(crate) epoch: Arc<AtomicU64>,
+    pub(crate) clock: Clock,
+    /// See `PipelineConfig::first_audio_gate`.
+    pub(crate) first_audio_gate: Option<Duration>,
+    /// The last turn whose first chunk synthesis produced (written by the mouth).
+    pub(crate) first_chunk_turn: Arc<AtomicU64>,
+}
+
+impl Brain {
+    pub(crate) fn run(mut self, inbox: Mailbox<BrainCtl, Think>) {
+        // The turn whose reply is last in the history.
+        let mut last = None;
+        while let Some(mail) = inbox.recv() {
+            match mail {
+                Mail::Control(BrainCtl::Truncate { turn, heard }) => {
+                    if last == Some(turn) {
+                        self.chat.truncate_last_reply(&heard);
+                    }
+                }
+                Mail::Control(BrainCtl::Reset) => {
+                    last = None;
+                    self.chat.reset();
+                }
+                Mail::Data(think) => {
+                    if let Some(turn) = self.think(think) {
+                        last = Some(turn);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Replies to one user turn; `Some(turn)` if the history got a reply for it.
+    fn think(&mut self, Think { turn, text }: Think) -> Option<TurnId> {
+        let id = turn.id;
+        if !turn.is_live(&self.epoch) {
+            self.report.send(Report::ReplyDone {
+                turn: id,
+                segments: 0,
+            });
+            return None;
+        }
+        self.segmenter.reset();
+        let mut segments = 0usize;
+        let mut first_piece = true;
+        let mut out: Vec<String> = Vec::new();
+        let Self {
+            chat,
+            segmenter,
+            mouth,
+            report,
+            epoch,
+            clock,
+            first_audio_gate,
+            first_chunk_turn,
+        } = self;
+        let mut on_piece = |piece: &str| -> ControlFlow<()> {
+            if !turn.is_live(epoch) {
+                return ControlFlow::Break(());
+            }
+            if first_piece {
+                first_piece = false;
+                report.send(Report::FirstToken {
+                    turn: id,
+                    at: clock.now(),
+                });
+            }
+            if !piece.is_empty() {
+                report.send(Report::Piece {
+                    turn: id,
+                    text: piece.to_string(),
+                });
+            }
+            segmenter.push(piece, &mut out);
+            for seg in out.drain(..) {
+                segments += 1;
+                if segments == 1 {
+                    report.send(Report::FirstSegment {
+                        turn: id,
+                        at: clock.now(),
+                    });
+                }
+                mouth.send(Speak::Segment {
+                    turn: turn.clone(),
+                    text: seg,
+                });
+                if segments == 1
+                    && let Some(gate) = *first_audio_gate
+                {
+                    // Give the CPU to the first synthesis: pause (bounded) until its first chunk.
+                    let until = clock.now() + gate;
+                    while first_chunk_turn.load(Ordering::Acquire) != id.0
+                        && turn.is_live(epoch)
+                        && clock.now() < until
+                    {
+                        clock.sleep(Duration::from_millis(2));
+                    }
+                }
+            }
+            ControlFlow::Continue(())
+        };
+        let result = chat.reply(&text, &turn.cancel, &mut on_piece);
+        if let Err(e) = &result {
+            report.send(Report::Error {
+                message: format!("language model failed: {e}"),
+            });
+        }
+        if turn.is_live(epoch)
+            && let Some(seg) = segmenter.flush()
+        {
+            segments += 1;
+            if segments == 1 {
+                report.send(Report::FirstSegment {
+                    turn: id,
+                    at: clock.now(),
+                });
+            }
+            mouth.send(Speak::Segment {
+                turn: turn.clone(),
+                text: seg,
+            });
+        }
+        if segments > 0 {
+            mouth.send(Speak::EndOfReply { turn });
+        }
+        report.send(Report::ReplyDone { turn: id, segments });
+        result.is_ok().then_some(id)
+    }
+}

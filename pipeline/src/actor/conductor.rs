@@ -1,0 +1,356 @@
+//! The conductor: the one place that owns the conversation state. It turns actor reports into
+//! UI events, starts turns, decides barge-in (bump the epoch, cancel the turn), maps the playback
+//! position back to the words heard, and keeps the latency records.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use super::{BrainCtl, COMMAND_SOURCE, Cause, Command, EarsCtl, Report, Think, Turn};
+use crate::chan::{Lanes, Mail, Mailbox, Tx};
+use crate::clock::{Clock, ms};
+use crate::heard::Timeline;
+use crate::metrics::{TurnMetrics, TurnRecord};
+use crate::types::{Event, InterruptedWhile, Stamped, State, TurnId};
+
+/// Fan-out of events to subscribers, plus the run's records (shared with the handle).
+#[derive(Default)]
+pub(crate) struct Outbox {
+    pub(crate) subscribers: Vec<crossbeam_channel::Sender<Stamped>>,
+    pub(crate) records: Vec<TurnRecord>,
+    pub(crate) barge_in_stops: Vec<f64>,
+    pub(crate) state: Option<State>,
+}
+
+/// The reply in progress.
+struct Active {
+    turn: Turn,
+    user_text: String,
+    reply: String,
+    metrics: TurnMetrics,
+    audio_started: bool,
+}
+
+/// A reply cut off, waiting for the output to confirm it went silent.
+struct Cut {
+    turn: Turn,
+    epoch: u64,
+    user_text: String,
+    reply: String,
+    metrics: TurnMetrics,
+    cause: Cause,
+    /// When the user's onset was detected (for the stop-time measurement).
+    detected_at: Duration,
+}
+
+/// The latest utterance's endpoint times.
+#[derive(Default, Clone, Copy)]
+struct Utterance {
+    speech_end: Option<Duration>,
+    eou: Option<Duration>,
+}
+
+pub(crate) struct Conductor {
+    pub(crate) clock: Clock,
+    pub(crate) epoch: Arc<AtomicU64>,
+    pub(crate) brain: Lanes<BrainCtl, Think>,
+    pub(crate) ears: Tx<EarsCtl>,
+    pub(crate) timeline: Arc<Mutex<Timeline>>,
+    pub(crate) outbox: Arc<Mutex<Outbox>>,
+    pub(crate) running: Arc<AtomicBool>,
+}
+
+struct Run {
+    state: State,
+    active: Option<Active>,
+    cuts: Vec<Cut>,
+    /// Endpoint times of utterances whose final transcript is pending.
+    utts: Vec<(u64, Utterance)>,
+    /// Stage whose report is being handled (tags the events it causes).
+    source: u8,
+}
+
+impl Conductor {
+    pub(crate) fn run(self, inbox: Mailbox<Command, Report>) {
+        let mut run = Run {
+            state: State::Listening,
+            active: None,
+            cuts: Vec::new(),
+            utts: Vec::new(),
+            source: COMMAND_SOURCE,
+        };
+        while let Some(mail) = inbox.recv() {
+            match mail {
+                Mail::Control(Command::Shutdown) => break,
+                Mail::Control(cmd) => {
+                    run.source = COMMAND_SOURCE;
+                    self.command(&mut run, cmd)
+                }
+                Mail::Data(report) => {
+                    run.source = report.source();
+                    self.report(&mut run, report)
+                }
+            }
+        }
+        self.running.store(false, Ordering::Release);
+        // Cancel whatever is in flight so every actor winds down.
+        if let Some(a) = run.active.take() {
+            a.turn.cancel.store(true, Ordering::Release);
+        }
+        self.epoch.fetch_add(1, Ordering::AcqRel);
+    }
+
+    fn command(&self, run: &mut Run, cmd: Command) {
+        match cmd {
+            Command::StopSpeaking => self.interrupt(run, Cause::StopRequested),
+            Command::PushToTalk(down) => {
+                if down {
+                    self.interrupt(run, Cause::UserSpeech);
+                }
+                self.ears.send(EarsCtl::PushToTalk(down));
+            }
+            Command::Listen(on) => {
+                self.ears.send(EarsCtl::Listen(on));
+            }
+            Command::Say(text) => {
+                self.user_turn(run, text, Utterance::default(), self.clock.now());
+            }
+            Command::Reset => {
+                self.interrupt(run, Cause::StopRequested);
+                self.brain.control.send(BrainCtl::Reset);
+            }
+            Command::Shutdown => {}
+        }
+    }
+
+    fn report(&self, run: &mut Run, report: Report) {
+        match report {
+            Report::SpeechStarted => {
+                self.emit(run, Event::SpeechStarted);
+                self.interrupt(run, Cause::UserSpeech);
+            }
+            Report::SpeechDiscarded => {}
+            Report::SpeechStopped {
+                utt,
+                speech_end,
+                eou,
+            } => {
+                run.utts.push((
+                    utt,
+                    Utterance {
+                        speech_end: Some(speech_end),
+                        eou: Some(eou),
+                    },
+                ));
+                self.emit(run, Event::SpeechStopped);
+            }
+            Report::Partial { text } => self.emit(run, Event::PartialTranscript { text }),
+            Report::Final { utt, text, at } => {
+                let times = match run.utts.iter().position(|(u, _)| *u == utt) {
+                    Some(i) => run.utts.remove(i).1,
+                    None => Utterance::default(),
+                };
+                run.utts.retain(|(u, _)| *u > utt);
+                if text.is_empty() {
+                    self.emit(run, Event::FinalTranscript { text, turn: None });
+                } else {
+                    self.user_turn(run, text, times, at);
+                }
+            }
+            Report::FirstToken { turn, at } => {
+                if let Some(a) = current(run, turn) {
+                    a.metrics.llm_first_token = Some(ms(at));
+                }
+            }
+            Report::Piece { turn, text } => {
+                if let Some(a) = current(run, turn) {
+                    a.reply.push_str(&text);
+                    self.emit(run, Event::AssistantText { turn, text });
+                }
+            }
+            Report::FirstSegment { turn, at } => {
+                if let Some(a) = current(run, turn) {
+                    a.metrics.first_segment = Some(ms(at));
+                }
+            }
+            Report::TtsFirstChunk { turn, at } => {
+                if let Some(a) = current(run, turn) {
+                    a.metrics.tts_first_chunk = Some(ms(at));
+                }
+            }
+            Report::ReplyDone { turn, segments } => {
+                if segments == 0 && current(run, turn).is_some() {
+                    // Nothing to say: the turn ends here.
+                    if let Some(a) = run.active.take() {
+                        self.record(a.user_text, a.reply, None, a.metrics);
+                    }
+                    self.set_state(run, State::Listening);
+                }
+            }
+            Report::AudioStarted { turn, at } => {
+                if let Some(a) = current(run, turn) {
+                    a.audio_started = true;
+                    a.metrics.first_audio = Some(ms(at));
+                    let metrics = a.metrics.clone();
+                    self.emit(run, Event::AudioStarted { turn });
+                    self.emit(run, Event::Latency { turn, metrics });
+                    self.set_state(run, State::Speaking);
+                }
+            }
+            Report::AudioFinished { turn } => {
+                if current(run, turn).is_some() {
+                    if let Some(a) = run.active.take() {
+                        self.emit(run, Event::AudioFinished { turn });
+                        self.record(a.user_text, a.reply, None, a.metrics);
+                    }
+                    self.set_state(run, State::Listening);
+                }
+            }
+            Report::PlaybackStopped { epoch, cut } => self.playback_stopped(run, epoch, cut),
+            Report::Error { message } => self.emit(run, Event::Error { message }),
+        }
+    }
+
+    /// Starts the reply to `text` (cutting off any reply still in progress).
+    fn user_turn(&self, run: &mut Run, text: String, utt: Utterance, asr_final: Duration) {
+        self.interrupt(run, Cause::Superseded);
+        let id = TurnId(self.epoch.fetch_add(1, Ordering::AcqRel) + 1);
+        let turn = Turn {
+            id,
+            cancel: Arc::new(AtomicBool::new(false)),
+        };
+        let metrics = TurnMetrics {
+            speech_end: utt.speech_end.map(ms),
+            eou: utt.eou.map(ms),
+            asr_final: Some(ms(asr_final)),
+            ..TurnMetrics::default()
+        };
+        self.emit(
+            run,
+            Event::FinalTranscript {
+                text: text.clone(),
+                turn: Some(id),
+            },
+        );
+        run.active = Some(Active {
+            turn: turn.clone(),
+            user_text: text.clone(),
+            reply: String::new(),
+            metrics,
+            audio_started: false,
+        });
+        self.set_state(run, State::Thinking);
+        self.brain.data.send(Think { turn, text });
+    }
+
+    /// Cuts the active reply off: bump the epoch (the output drops its audio at its next
+    /// callback), cancel the turn (generation and synthesis stop at their next check).
+    fn interrupt(&self, run: &mut Run, cause: Cause) {
+        let Some(a) = run.active.take() else {
+            return;
+        };
+        let epoch = self.epoch.fetch_add(1, Ordering::AcqRel) + 1;
+        a.turn.cancel.store(true, Ordering::Release);
+        run.cuts.push(Cut {
+            turn: a.turn,
+            epoch,
+            user_text: a.user_text,
+            reply: a.reply,
+            metrics: a.metrics,
+            cause,
+            detected_at: self.clock.now(),
+        });
+        self.set_state(run, State::Listening);
+    }
+
+    /// The output applied `epoch`: settle every cut it covers with what was heard.
+    fn playback_stopped(&self, run: &mut Run, epoch: u64, cut: Option<(TurnId, u64, Duration)>) {
+        let (done, waiting): (Vec<Cut>, Vec<Cut>) =
+            run.cuts.drain(..).partition(|c| c.epoch <= epoch);
+        run.cuts = waiting;
+        for c in done {
+            let played = match cut {
+                Some((t, samples, at)) if t == c.turn.id => {
+                    let mut out = self.lock_outbox();
+                    out.barge_in_stops
+                        .push(ms(at.saturating_sub(c.detected_at)));
+                    samples
+                }
+                _ => 0,
+            };
+            let heard = lock(&self.timeline).heard(c.turn.id.0, played);
+            let during = if played > 0 {
+                InterruptedWhile::Speaking
+            } else {
+                InterruptedWhile::Thinking
+            };
+            self.emit(
+                run,
+                Event::Interrupted {
+                    turn: c.turn.id,
+                    heard: heard.clone(),
+                    during,
+                    cause: c.cause,
+                },
+            );
+            self.brain.control.send(BrainCtl::Truncate {
+                turn: c.turn.id,
+                heard: heard.clone(),
+            });
+            self.record(c.user_text, c.reply, Some(heard), c.metrics);
+        }
+    }
+
+    fn record(&self, user_text: String, reply_text: String, heard: Option<String>, m: TurnMetrics) {
+        let rec = TurnRecord {
+            turn: 0,
+            user_text,
+            reply_text,
+            heard,
+            first_audio_latency_ms: m.first_audio_latency(),
+            response_latency_ms: m.response_latency(),
+            metrics: m,
+        };
+        let mut out = self.lock_outbox();
+        let n = out.records.len() as u64 + 1;
+        out.records.push(TurnRecord { turn: n, ..rec });
+    }
+
+    fn set_state(&self, run: &mut Run, state: State) {
+        if run.state != state {
+            run.state = state;
+            self.emit(run, Event::State { state });
+        }
+    }
+
+    fn emit(&self, run: &Run, event: Event) {
+        let stamped = Stamped {
+            at_ms: ms(self.clock.now()),
+            event,
+            source: run.source,
+        };
+        let mut out = self.lock_outbox();
+        if let Event::State { state } = &stamped.event {
+            out.state = Some(*state);
+        }
+        // A subscriber that stopped reading loses events rather than stalling the loop.
+        out.subscribers.retain(|s| {
+            !matches!(
+                s.try_send(stamped.clone()),
+                Err(crossbeam_channel::TrySendError::Disconnected(_))
+            )
+        });
+    }
+
+    fn lock_outbox(&self) -> std::sync::MutexGuard<'_, Outbox> {
+        self.outbox.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+fn current(run: &mut Run, turn: TurnId) -> Option<&mut Active> {
+    run.active.as_mut().filter(|a| a.turn.id == turn)
+}
+
+fn lock(t: &Mutex<Timeline>) -> std::sync::MutexGuard<'_, Timeline> {
+    t.lock().unwrap_or_else(|e| e.into_inner())
+}

@@ -1,0 +1,229 @@
+//! The capture actor: echo cancellation, speech detection and endpointing with debounce and a
+//! pre-roll, push-to-talk, and utterance audio streamed to the recognizer.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use super::{AsrMsg, EarsCtl, MicFrame, Report};
+use crate::chan::{Mail, Mailbox, Tx};
+use crate::clock::Clock;
+use crate::config::EndpointConfig;
+use crate::echo::{EchoCanceller, EchoSetup};
+use crate::engines::SpeechDetector;
+
+const TICK: Duration = Duration::from_millis(10);
+
+enum Phase {
+    /// No speech.
+    Quiet,
+    /// Voice seen, not yet long enough to count.
+    Onset { voiced: Duration, silence: Duration },
+    /// An utterance in progress.
+    Speech {
+        silence: Duration,
+        last_voiced: Duration,
+        length: Duration,
+    },
+}
+
+pub(crate) struct Ears {
+    pub(crate) detector: Box<dyn SpeechDetector>,
+    pub(crate) echo: Option<EchoSetup>,
+    pub(crate) cfg: EndpointConfig,
+    pub(crate) asr: Tx<AsrMsg>,
+    pub(crate) report: Tx<Report>,
+    pub(crate) clock: Clock,
+}
+
+struct State {
+    phase: Phase,
+    utt: u64,
+    preroll: VecDeque<MicFrame>,
+    preroll_frames: usize,
+    /// Detector input not yet a whole detector frame.
+    det_buf: Vec<f32>,
+    /// The detector's latest decision.
+    voiced: bool,
+    ptt: bool,
+    listening: bool,
+}
+
+impl Ears {
+    pub(crate) fn run(mut self, inbox: Mailbox<EarsCtl, MicFrame>) {
+        let mut echo = match self.echo.take().map(EchoCanceller::new) {
+            Some(Ok(e)) => Some(e),
+            Some(Err(message)) => {
+                self.report.send(Report::Error { message });
+                None
+            }
+            None => None,
+        };
+        let mut st = State {
+            phase: Phase::Quiet,
+            utt: 0,
+            preroll: VecDeque::new(),
+            preroll_frames: (self.cfg.preroll.as_millis() / 10) as usize,
+            det_buf: Vec::with_capacity(4096),
+            voiced: false,
+            ptt: false,
+            listening: true,
+        };
+        while let Some(mail) = inbox.recv() {
+            match mail {
+                Mail::Control(EarsCtl::PushToTalk(down)) => self.push_to_talk(&mut st, down),
+                Mail::Control(EarsCtl::Listen(on)) => {
+                    st.listening = on;
+                    if !on {
+                        self.drop_utterance(&mut st);
+                    }
+                }
+                Mail::Data(mut frame) => {
+                    if let Some(echo) = &mut echo {
+                        echo.process(&mut frame.samples);
+                    }
+                    if st.listening {
+                        self.on_frame(&mut st, frame);
+                    }
+                }
+            }
+        }
+    }
+
+    fn detect(&mut self, st: &mut State, samples: &[f32]) -> bool {
+        let n = self.detector.frame_len().max(1);
+        st.det_buf.extend_from_slice(samples);
+        let mut used = 0;
+        while st.det_buf.len() - used >= n {
+            let p = self
+                .detector
+                .speech_probability(&st.det_buf[used..used + n]);
+            st.voiced = p >= self.cfg.threshold;
+            used += n;
+        }
+        st.det_buf.drain(..used);
+        st.voiced
+    }
+
+    fn on_frame(&mut self, st: &mut State, frame: MicFrame) {
+        let voiced = self.detect(st, &frame.samples) || st.ptt;
+        match &mut st.phase {
+            Phase::Quiet => {
+                if voiced {
+                    st.utt += 1;
+                    let utt = st.utt;
+                    self.asr.send(AsrMsg::Begin { utt });
+                    for f in st.preroll.drain(..) {
+                        self.asr.send(AsrMsg::Audio { utt, frame: f });
+                    }
+                    self.asr.send(AsrMsg::Audio { utt, frame });
+                    st.phase = Phase::Onset {
+                        voiced: TICK,
+                        silence: Duration::ZERO,
+                    };
+                    self.maybe_confirm(st, frame.at);
+                } else {
+                    st.preroll.push_back(frame);
+                    while st.preroll.len() > st.preroll_frames {
+                        st.preroll.pop_front();
+                    }
+                }
+            }
+            Phase::Onset { voiced: v, silence } => {
+                self.asr.send(AsrMsg::Audio { utt: st.utt, frame });
+                if voiced {
+                    *v += TICK;
+                    *silence = Duration::ZERO;
+                    self.maybe_confirm(st, frame.at);
+                } else {
+                    *silence += TICK;
+                    // A burst shorter than min_speech followed by silence: a cough, a click.
+                    if *silence >= self.cfg.min_speech.max(TICK * 10) {
+                        self.drop_utterance(st);
+                    }
+                }
+            }
+            Phase::Speech {
+                silence,
+                last_voiced,
+                length,
+            } => {
+                self.asr.send(AsrMsg::Audio { utt: st.utt, frame });
+                *length += TICK;
+                if voiced {
+                    *silence = Duration::ZERO;
+                    *last_voiced = frame.at;
+                } else {
+                    *silence += TICK;
+                }
+                let ended = !st.ptt && *silence >= self.cfg.end_silence;
+                if ended || *length >= self.cfg.max_utterance {
+                    let speech_end = *last_voiced;
+                    self.end_utterance(st, speech_end, frame.at);
+                }
+            }
+        }
+    }
+
+    fn maybe_confirm(&mut self, st: &mut State, at: Duration) {
+        if let Phase::Onset { voiced, .. } = st.phase
+            && (voiced >= self.cfg.min_speech || st.ptt)
+        {
+            st.phase = Phase::Speech {
+                silence: Duration::ZERO,
+                last_voiced: at,
+                length: voiced,
+            };
+            self.report.send(Report::SpeechStarted);
+        }
+    }
+
+    fn end_utterance(&mut self, st: &mut State, speech_end: Duration, eou: Duration) {
+        let utt = st.utt;
+        self.report.send(Report::SpeechStopped {
+            utt,
+            speech_end,
+            eou,
+        });
+        self.asr.send(AsrMsg::End { utt });
+        st.phase = Phase::Quiet;
+        st.preroll.clear();
+    }
+
+    fn drop_utterance(&mut self, st: &mut State) {
+        if !matches!(st.phase, Phase::Quiet) {
+            self.asr.send(AsrMsg::Drop { utt: st.utt });
+            self.report.send(Report::SpeechDiscarded);
+        }
+        st.phase = Phase::Quiet;
+        st.preroll.clear();
+    }
+
+    fn push_to_talk(&mut self, st: &mut State, down: bool) {
+        st.ptt = down;
+        let now = self.clock.now();
+        match (&st.phase, down) {
+            (Phase::Quiet, true) => {
+                st.utt += 1;
+                let utt = st.utt;
+                self.asr.send(AsrMsg::Begin { utt });
+                for f in st.preroll.drain(..) {
+                    self.asr.send(AsrMsg::Audio { utt, frame: f });
+                }
+                st.phase = Phase::Onset {
+                    voiced: Duration::ZERO,
+                    silence: Duration::ZERO,
+                };
+                self.maybe_confirm(st, now);
+            }
+            (Phase::Onset { .. }, true) => self.maybe_confirm(st, now),
+            (Phase::Speech { .. } | Phase::Onset { .. }, false) => {
+                if matches!(st.phase, Phase::Onset { .. }) {
+                    self.drop_utterance(st);
+                } else {
+                    self.end_utterance(st, now, now);
+                }
+            }
+            _ => {}
+        }
+    }
+}

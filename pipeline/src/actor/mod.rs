@@ -1,0 +1,168 @@
+//! The actors (one thread each, around one synchronous engine) and the messages between them.
+//! Every message that belongs to a reply carries its `Turn`; actors drop those of stale turns.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+use crate::echo::FRAME;
+use crate::types::{InterruptCause, TurnId};
+
+pub(crate) mod asr;
+pub(crate) mod brain;
+pub(crate) mod conductor;
+pub(crate) mod ears;
+pub(crate) mod monitor;
+pub(crate) mod mouth;
+
+/// A reply's identity and its cancel flag (set on barge-in; engines poll it).
+#[derive(Debug, Clone)]
+pub(crate) struct Turn {
+    pub(crate) id: TurnId,
+    pub(crate) cancel: Arc<AtomicBool>,
+}
+
+impl Turn {
+    /// Still the current turn and not cancelled.
+    pub(crate) fn is_live(&self, epoch: &AtomicU64) -> bool {
+        !self.cancel.load(Ordering::Acquire) && epoch.load(Ordering::Acquire) == self.id.0
+    }
+}
+
+/// 10 ms of microphone audio at 16 kHz, stamped with the clock time of its last sample.
+#[derive(Clone, Copy)]
+pub(crate) struct MicFrame {
+    pub(crate) at: Duration,
+    pub(crate) samples: [f32; FRAME],
+}
+
+/// Control of the capture actor.
+#[derive(Debug)]
+pub(crate) enum EarsCtl {
+    /// Push-to-talk pressed (`true`: the user speaks now) or released (end of utterance).
+    PushToTalk(bool),
+    /// Mute (`false`) or unmute the microphone.
+    Listen(bool),
+}
+
+/// Utterance audio for the recognizer.
+#[allow(clippy::large_enum_variant)] // nearly every message is `Audio`: boxing would not pay
+pub(crate) enum AsrMsg {
+    Begin { utt: u64 },
+    Audio { utt: u64, frame: MicFrame },
+    End { utt: u64 },
+    Drop { utt: u64 },
+}
+
+/// A user turn for the language model.
+pub(crate) struct Think {
+    pub(crate) turn: Turn,
+    pub(crate) text: String,
+}
+
+/// Control of the language-model actor.
+#[derive(Debug)]
+pub(crate) enum BrainCtl {
+    /// Keep only what was heard of `turn`'s reply in the history.
+    Truncate { turn: TurnId, heard: String },
+    /// Forget the conversation.
+    Reset,
+}
+
+/// Work for the synthesis actor.
+pub(crate) enum Speak {
+    Segment { turn: Turn, text: String },
+    EndOfReply { turn: Turn },
+}
+
+/// What actors tell the conductor. Times are pipeline-clock durations.
+#[derive(Debug)]
+pub(crate) enum Report {
+    SpeechStarted,
+    SpeechDiscarded,
+    SpeechStopped {
+        utt: u64,
+        speech_end: Duration,
+        eou: Duration,
+    },
+    Partial {
+        text: String,
+    },
+    Final {
+        utt: u64,
+        text: String,
+        at: Duration,
+    },
+    FirstToken {
+        turn: TurnId,
+        at: Duration,
+    },
+    Piece {
+        turn: TurnId,
+        text: String,
+    },
+    FirstSegment {
+        turn: TurnId,
+        at: Duration,
+    },
+    ReplyDone {
+        turn: TurnId,
+        segments: usize,
+    },
+    TtsFirstChunk {
+        turn: TurnId,
+        at: Duration,
+    },
+    AudioStarted {
+        turn: TurnId,
+        at: Duration,
+    },
+    AudioFinished {
+        turn: TurnId,
+    },
+    /// The output applied `epoch`; if that cut a reply off: which, after how many samples, when.
+    PlaybackStopped {
+        epoch: u64,
+        cut: Option<(TurnId, u64, Duration)>,
+    },
+    Error {
+        message: String,
+    },
+}
+
+impl Report {
+    /// Which stage sent it (events are tagged with it; see `Stamped::source`).
+    pub(crate) fn source(&self) -> u8 {
+        match self {
+            Report::SpeechStarted | Report::SpeechDiscarded | Report::SpeechStopped { .. } => 0,
+            Report::Partial { .. } | Report::Final { .. } => 1,
+            Report::FirstToken { .. }
+            | Report::Piece { .. }
+            | Report::FirstSegment { .. }
+            | Report::ReplyDone { .. } => 2,
+            Report::TtsFirstChunk { .. } => 3,
+            Report::AudioStarted { .. }
+            | Report::AudioFinished { .. }
+            | Report::PlaybackStopped { .. } => 4,
+            Report::Error { .. } => 5,
+        }
+    }
+}
+
+/// The source tag of events caused by handle commands.
+pub(crate) const COMMAND_SOURCE: u8 = 6;
+
+/// Requests from `PipelineHandle`.
+#[derive(Debug)]
+pub(crate) enum Command {
+    StopSpeaking,
+    PushToTalk(bool),
+    Listen(bool),
+    /// A typed user turn (no speech).
+    Say(String),
+    Reset,
+    Shutdown,
+}
+
+/// Why the conductor cut a turn (kept for the event).
+pub(crate) type Cause = InterruptCause;

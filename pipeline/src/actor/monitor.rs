@@ -1,0 +1,62 @@
+//! The playback monitor: turns the output's atomics (the callback cannot send messages) into
+//! reports — audio started, finished, and where a reply was cut off.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use super::Report;
+use crate::audio::ring::PlaybackState;
+use crate::chan::Tx;
+use crate::clock::Clock;
+use crate::types::TurnId;
+
+pub(crate) struct Monitor {
+    pub(crate) state: Arc<PlaybackState>,
+    pub(crate) report: Tx<Report>,
+    pub(crate) clock: Clock,
+    pub(crate) period: Duration,
+    pub(crate) running: Arc<AtomicBool>,
+}
+
+impl Monitor {
+    pub(crate) fn run(self) {
+        let st = &*self.state;
+        let mut started = 0u64;
+        let mut done = 0u64;
+        let mut applied = 0u64;
+        while self.running.load(Ordering::Acquire) {
+            let applied_now = st.applied_epoch.load(Ordering::Acquire);
+            if applied_now != applied {
+                applied = applied_now;
+                let cut_turn = st.stopped_turn.swap(0, Ordering::AcqRel);
+                let cut = (cut_turn != 0).then(|| {
+                    (
+                        TurnId(cut_turn),
+                        st.stopped_samples.load(Ordering::Relaxed),
+                        Duration::from_micros(st.stopped_at_us.load(Ordering::Relaxed)),
+                    )
+                });
+                self.report.send(Report::PlaybackStopped {
+                    epoch: applied,
+                    cut,
+                });
+            }
+            let cur = st.cur_turn.load(Ordering::Acquire);
+            if cur != started && cur != 0 {
+                started = cur;
+                let at = Duration::from_micros(st.first_audio_us.load(Ordering::Relaxed));
+                self.report.send(Report::AudioStarted {
+                    turn: TurnId(cur),
+                    at,
+                });
+            }
+            let d = st.done_turn.load(Ordering::Acquire);
+            if d != done && d != 0 && d == started {
+                done = d;
+                self.report.send(Report::AudioFinished { turn: TurnId(d) });
+            }
+            self.clock.sleep(self.period);
+        }
+    }
+}

@@ -1,0 +1,5 @@
+//! Audio in and out: the playback ring, sample-rate conversion, cpal devices and file I/O.
+
+pub mod resample;
+pub mod ring;
+pub mod wav;

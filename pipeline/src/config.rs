@@ -1,0 +1,122 @@
+//! Tunables of the voice loop, validated once when the pipeline starts.
+
+use std::time::Duration;
+
+use crate::PipelineError;
+
+/// How speech is detected and cut into utterances (all at 16 kHz, 10 ms frames).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EndpointConfig {
+    /// Speech probability at or above which a frame counts as voiced.
+    pub threshold: f32,
+    /// Voiced time before an utterance counts (and may barge in): shorter bursts — a cough, a
+    /// click — are dropped.
+    pub min_speech: Duration,
+    /// Silence after speech that ends the utterance.
+    pub end_silence: Duration,
+    /// Audio kept from before the detected onset and given to the recognizer.
+    pub preroll: Duration,
+    /// An utterance is cut here even if the user keeps talking.
+    pub max_utterance: Duration,
+}
+
+impl Default for EndpointConfig {
+    fn default() -> Self {
+        Self {
+            threshold: 0.5,
+            min_speech: Duration::from_millis(250),
+            end_silence: Duration::from_millis(400),
+            preroll: Duration::from_millis(300),
+            max_utterance: Duration::from_secs(20),
+        }
+    }
+}
+
+/// Everything the pipeline needs besides its engines.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PipelineConfig {
+    pub endpoint: EndpointConfig,
+    /// Sample rate of the output (device or file sink).
+    pub output_rate: u32,
+    /// Reply audio the playback ring holds (backpressure on synthesis beyond it).
+    pub playback_buffer: Duration,
+    /// Cancel the echo of our own voice in the capture path (needs the output reference).
+    pub echo_cancel: bool,
+    /// How often the recognizer re-decodes for a partial transcript (`None`: never).
+    pub partial_interval: Option<Duration>,
+    /// After the first segment of a reply, the language model waits up to this long for the
+    /// first synthesized chunk, so on few cores it does not starve the first audio.
+    pub first_audio_gate: Option<Duration>,
+    /// How often the playback monitor looks at the output.
+    pub monitor_period: Duration,
+}
+
+impl Default for PipelineConfig {
+    fn default() -> Self {
+        Self {
+            endpoint: EndpointConfig::default(),
+            output_rate: 48_000,
+            playback_buffer: Duration::from_secs(4),
+            echo_cancel: true,
+            partial_interval: Some(Duration::from_millis(600)),
+            first_audio_gate: Some(Duration::from_millis(400)),
+            monitor_period: Duration::from_millis(5),
+        }
+    }
+}
+
+impl PipelineConfig {
+    /// Checks every field once, so the actors can trust them.
+    pub fn validate(&self) -> Result<(), PipelineError> {
+        let bad = |what: &str| Err(PipelineError::Config(what.to_string()));
+        let e = &self.endpoint;
+        if !(0.0..=1.0).contains(&e.threshold) {
+            return bad("endpoint threshold must be within 0..=1");
+        }
+        if e.end_silence < Duration::from_millis(10) {
+            return bad("end_silence must be at least 10 ms");
+        }
+        if e.max_utterance < e.min_speech + e.end_silence {
+            return bad("max_utterance must exceed min_speech + end_silence");
+        }
+        if e.preroll > Duration::from_secs(2) {
+            return bad("preroll must be at most 2 s");
+        }
+        if !(8_000..=48_000).contains(&self.output_rate) {
+            return bad("output_rate must be within 8000..=48000 Hz");
+        }
+        if self.playback_buffer < Duration::from_millis(50) {
+            return bad("playback_buffer must be at least 50 ms");
+        }
+        if self.monitor_period.is_zero() {
+            return bad("monitor_period must be positive");
+        }
+        Ok(())
+    }
+
+    /// Frames of 10 ms in the playback ring.
+    pub(crate) fn ring_frames(&self) -> usize {
+        (self.playback_buffer.as_millis() / 10).max(5) as usize
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_validate_and_bad_values_are_named() {
+        PipelineConfig::default()
+            .validate()
+            .expect("defaults are valid");
+        let c = PipelineConfig {
+            output_rate: 96_000,
+            ..PipelineConfig::default()
+        };
+        let err = c.validate().expect_err("rate out of range");
+        assert!(err.to_string().contains("output_rate"));
+        let mut c = PipelineConfig::default();
+        c.endpoint.threshold = 1.5;
+        assert!(c.validate().is_err());
+    }
+}

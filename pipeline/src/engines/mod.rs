@@ -1,0 +1,102 @@
+//! The engine seams the actors drive: speech detection, recognition, chat, segmentation and
+//! synthesis. Each is synchronous (`&mut self`) and runs on its actor's own thread; adapters for
+//! the real crates live beside this file, mock engines only in the unit tests.
+
+use std::ops::ControlFlow;
+use std::sync::atomic::AtomicBool;
+
+/// An engine failure, as text the UI can show.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct EngineError(pub String);
+
+impl EngineError {
+    pub fn new(e: impl std::fmt::Display) -> Self {
+        Self(e.to_string())
+    }
+}
+
+pub type EngineResult<T> = Result<T, EngineError>;
+
+/// Frame-level voice activity at 16 kHz.
+pub trait SpeechDetector: Send {
+    /// Samples per frame it wants (e.g. 256 for 16 ms).
+    fn frame_len(&self) -> usize;
+    /// Probability in [0, 1] that `frame` (exactly `frame_len` samples) holds speech.
+    fn speech_probability(&mut self, frame: &[f32]) -> f32;
+    /// Forgets all state (a new conversation).
+    fn reset(&mut self);
+}
+
+/// Speech to text for one utterance at a time, 16 kHz mono.
+pub trait Transcriber: Send {
+    /// Starts a new utterance, dropping the previous one.
+    fn begin(&mut self);
+    /// Appends audio of the current utterance.
+    fn accept(&mut self, samples: &[f32]) -> EngineResult<()>;
+    /// A provisional transcript of what was accepted so far (may cost a decode).
+    fn partial(&mut self) -> EngineResult<Option<String>>;
+    /// The final transcript of the utterance.
+    fn finish(&mut self) -> EngineResult<String>;
+}
+
+/// How a reply ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplyEnd {
+    /// The model finished its answer.
+    Complete,
+    /// The cancel flag or the callback stopped it.
+    Cancelled,
+}
+
+/// A chat session: history plus a model that streams its reply.
+pub trait ChatEngine: Send {
+    /// Adds the user's words and streams the reply's speakable text to `on_piece`; the
+    /// reply is kept in the history. Checks `cancel` between tokens.
+    fn reply(
+        &mut self,
+        user_text: &str,
+        cancel: &AtomicBool,
+        on_piece: &mut dyn FnMut(&str) -> ControlFlow<()>,
+    ) -> EngineResult<ReplyEnd>;
+    /// Replaces the last reply in the history with the part the user heard ("" drops it).
+    fn truncate_last_reply(&mut self, heard: &str);
+    /// Forgets the conversation.
+    fn reset(&mut self);
+}
+
+/// Cuts streamed reply text into pieces worth synthesizing on their own.
+pub trait TextSegmenter: Send {
+    /// Adds text; completed segments are appended to `out`.
+    fn push(&mut self, text: &str, out: &mut Vec<String>);
+    /// The remaining text at the end of a reply, if any.
+    fn flush(&mut self) -> Option<String>;
+    /// Drops pending text (barge-in).
+    fn reset(&mut self);
+}
+
+/// Text to speech, streamed in chunks.
+pub trait Speaker: Send {
+    /// Output rate of the chunks.
+    fn sample_rate(&self) -> u32;
+    /// Synthesizes `text`, handing each chunk to `on_chunk` as soon as it is ready. Checks
+    /// `cancel` between chunks.
+    fn synthesize(
+        &mut self,
+        text: &str,
+        cancel: &AtomicBool,
+        on_chunk: &mut dyn FnMut(&[f32]) -> ControlFlow<()>,
+    ) -> EngineResult<()>;
+}
+
+/// The engines one pipeline runs on.
+pub struct Engines {
+    pub detector: Box<dyn SpeechDetector>,
+    pub transcriber: Box<dyn Transcriber>,
+    pub chat: Box<dyn ChatEngine>,
+    pub segmenter: Box<dyn TextSegmenter>,
+    pub speaker: Box<dyn Speaker>,
+}
+
+pub mod energy;
+pub mod segment;

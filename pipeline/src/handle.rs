@@ -1,0 +1,366 @@
+//! Starting the voice loop, the cloneable handle that drives it, and the two audio ports that
+//! microphone and speaker backends (devices, files, test harness) attach to.
+
+use ringbuf::traits::Split;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use crate::PipelineError;
+use crate::actor::asr::Asr;
+use crate::actor::brain::Brain;
+use crate::actor::conductor::{Conductor, Outbox};
+use crate::actor::ears::Ears;
+use crate::actor::monitor::Monitor;
+use crate::actor::mouth::Mouth;
+use crate::actor::{COMMAND_SOURCE, Command, MicFrame, Report};
+use crate::audio::ring::{PlaybackReader, PlaybackState, playback_ring};
+use crate::chan::{self, Mailbox, Tx};
+use crate::clock::Clock;
+use crate::config::PipelineConfig;
+use crate::echo::{EchoSetup, FRAME};
+use crate::engines::Engines;
+use crate::heard::Timeline;
+use crate::metrics::Report as LatencyReport;
+use crate::sim::Activity;
+use crate::types::{Event, Stamped, State};
+
+/// Queue sizes: bounded everywhere. Mic frames: 4 s; recognizer input: 30 s of 10 ms frames
+/// (an utterance's audio may queue while a decode runs); reports and events: generous.
+const MIC_FRAMES: usize = 400;
+const ASR_FRAMES: usize = 3000;
+const SEGMENTS: usize = 64;
+const REPORTS: usize = 4096;
+const EVENTS: usize = 8192;
+
+/// A running voice loop. Dropping it shuts the loop down and joins its threads.
+pub struct Pipeline {
+    handle: PipelineHandle,
+    threads: Vec<JoinHandle<()>>,
+}
+
+/// Drives a running pipeline from any thread (UI, CLI); cheap to clone.
+#[derive(Clone)]
+pub struct PipelineHandle {
+    commands: Tx<Command>,
+    outbox: Arc<Mutex<Outbox>>,
+    playback: Arc<PlaybackState>,
+    running: Arc<AtomicBool>,
+    clock: Clock,
+}
+
+/// Where audio enters and leaves: attach a microphone backend to `mic` and an output backend
+/// to `speaker` (see `audio::device` and `audio::file`).
+pub struct AudioPorts {
+    pub mic: MicSender,
+    pub speaker: PlaybackReader,
+    /// Rate the speaker port expects (`PipelineConfig::output_rate`).
+    pub output_rate: u32,
+    /// The pipeline clock (sources stamp frames with it).
+    pub clock: Clock,
+    /// Cleared when the pipeline stops: backends end their loops.
+    pub running: Arc<AtomicBool>,
+}
+
+/// Feeds 16 kHz mono microphone audio into the loop in 10 ms frames.
+pub struct MicSender {
+    tx: Tx<MicFrame>,
+    frame: [f32; FRAME],
+    len: usize,
+    clock: Clock,
+    dropped: u64,
+}
+
+impl MicSender {
+    /// Appends samples; whole frames are sent stamped with the current clock time. A full
+    /// queue (the loop is far behind) drops the frame and counts it.
+    pub fn push(&mut self, samples: &[f32]) {
+        let mut rest = samples;
+        while !rest.is_empty() {
+            let n = (FRAME - self.len).min(rest.len());
+            self.frame[self.len..self.len + n].copy_from_slice(&rest[..n]);
+            self.len += n;
+            rest = &rest[n..];
+            if self.len == FRAME {
+                self.len = 0;
+                let frame = MicFrame {
+                    at: self.clock.now(),
+                    samples: self.frame,
+                };
+                if !self.tx.try_send(frame) {
+                    self.dropped += 1;
+                }
+            }
+        }
+    }
+
+    /// Like `push`, but waits when the queue is full (file sources at full speed).
+    pub fn push_blocking(&mut self, samples: &[f32]) -> bool {
+        let mut rest = samples;
+        while !rest.is_empty() {
+            let n = (FRAME - self.len).min(rest.len());
+            self.frame[self.len..self.len + n].copy_from_slice(&rest[..n]);
+            self.len += n;
+            rest = &rest[n..];
+            if self.len == FRAME {
+                self.len = 0;
+                let frame = MicFrame {
+                    at: self.clock.now(),
+                    samples: self.frame,
+                };
+                if !self.tx.send(frame) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// Frames dropped because the loop was behind.
+    pub fn dropped_frames(&self) -> u64 {
+        self.dropped
+    }
+}
+
+impl Pipeline {
+    /// Starts every actor on `engines` with real-time clock.
+    pub fn start(
+        engines: Engines,
+        config: PipelineConfig,
+    ) -> Result<(Self, AudioPorts), PipelineError> {
+        Self::start_with(engines, config, Clock::real(), Activity::none())
+    }
+
+    pub(crate) fn start_with(
+        engines: Engines,
+        config: PipelineConfig,
+        clock: Clock,
+        activity: Activity,
+    ) -> Result<(Self, AudioPorts), PipelineError> {
+        config.validate()?;
+        let epoch = Arc::new(AtomicU64::new(0));
+        let running = Arc::new(AtomicBool::new(true));
+        let timeline = Arc::new(Mutex::new(Timeline::default()));
+        let first_chunk_turn = Arc::new(AtomicU64::new(0));
+        let outbox = Arc::new(Mutex::new(Outbox::default()));
+
+        // The echo reference: what the output played, 1 s of it at most.
+        let (ref_prod, ref_cons) = if config.echo_cancel {
+            let (p, c) = ringbuf::HeapRb::<f32>::new(config.output_rate as usize).split();
+            (Some(p), Some(c))
+        } else {
+            (None, None)
+        };
+        let (writer, reader, playback) = playback_ring(
+            config.ring_frames(),
+            config.output_rate,
+            epoch.clone(),
+            clock.clone(),
+            ref_prod,
+        );
+        let echo = ref_cons.map(|reference| EchoSetup {
+            reference,
+            output_rate: config.output_rate,
+        });
+
+        // The conductor's mailbox: handle commands overtake actor reports.
+        let (report_tx, report_rx) = chan::bounded::<Report>(REPORTS, &activity);
+        let (cmd_tx, cmd_rx) = chan::bounded::<Command>(64, &activity);
+        let conductor_box = Mailbox::new(cmd_rx, report_rx);
+        let (mic_tx, mic_rx) = chan::mailbox(16, MIC_FRAMES, &activity);
+        let (asr_tx, asr_rx) = chan::bounded(ASR_FRAMES, &activity);
+        let (brain_lanes, brain_box) = chan::mailbox(16, 16, &activity);
+        let (mouth_tx, mouth_rx) = chan::bounded(SEGMENTS, &activity);
+
+        let Engines {
+            detector,
+            transcriber,
+            chat,
+            segmenter,
+            speaker,
+        } = engines;
+        let mut threads = Vec::new();
+        let ears = Ears {
+            detector,
+            echo,
+            cfg: config.endpoint.clone(),
+            asr: asr_tx,
+            report: report_tx.clone(),
+            clock: clock.clone(),
+        };
+        threads.push(activity.spawn("pocket-ears", move || ears.run(mic_rx))?);
+        let asr = Asr {
+            transcriber,
+            partial_interval: config.partial_interval,
+            report: report_tx.clone(),
+            clock: clock.clone(),
+        };
+        threads.push(activity.spawn("pocket-asr", move || asr.run(asr_rx))?);
+        let brain = Brain {
+            chat,
+            segmenter,
+            mouth: mouth_tx,
+            report: report_tx.clone(),
+            epoch: epoch.clone(),
+            clock: clock.clone(),
+            first_audio_gate: config.first_audio_gate,
+            first_chunk_turn: first_chunk_turn.clone(),
+        };
+        threads.push(activity.spawn("pocket-llm", move || brain.run(brain_box))?);
+        let mouth = Mouth {
+            speaker,
+            writer,
+            report: report_tx.clone(),
+            epoch: epoch.clone(),
+            clock: clock.clone(),
+            timeline: timeline.clone(),
+            first_chunk_turn,
+        };
+        threads.push(activity.spawn("pocket-tts", move || mouth.run(mouth_rx))?);
+        let monitor = Monitor {
+            state: playback.clone(),
+            report: report_tx,
+            clock: clock.clone(),
+            period: config.monitor_period,
+            running: running.clone(),
+        };
+        threads.push(activity.spawn("pocket-playback", move || monitor.run())?);
+        let conductor = Conductor {
+            clock: clock.clone(),
+            epoch,
+            brain: brain_lanes,
+            ears: mic_tx.control.clone(),
+            timeline,
+            outbox: outbox.clone(),
+            running: running.clone(),
+        };
+        threads.push(activity.spawn("pocket-conductor", move || conductor.run(conductor_box))?);
+
+        let handle = PipelineHandle {
+            commands: cmd_tx,
+            outbox,
+            playback,
+            running: running.clone(),
+            clock: clock.clone(),
+        };
+        let ports = AudioPorts {
+            mic: MicSender {
+                tx: mic_tx.data,
+                frame: [0.0; FRAME],
+                len: 0,
+                clock: clock.clone(),
+                dropped: 0,
+            },
+            speaker: reader,
+            output_rate: config.output_rate,
+            clock,
+            running,
+        };
+        Ok((Self { handle, threads }, ports))
+    }
+
+    /// A handle to drive the loop.
+    pub fn handle(&self) -> PipelineHandle {
+        self.handle.clone()
+    }
+
+    /// Stops the loop and waits for every actor to end. The audio ports must be dropped (or
+    /// their backends stopped) for the capture side to end.
+    pub fn shutdown(mut self) {
+        self.stop_and_join();
+    }
+
+    fn stop_and_join(&mut self) {
+        self.handle.shutdown();
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for Pipeline {
+    fn drop(&mut self) {
+        // Signal only: threads still attached to a live audio port end when it is dropped.
+        self.handle.shutdown();
+    }
+}
+
+impl PipelineHandle {
+    /// Events from now on, starting with the current state (bounded: a subscriber that stops
+    /// reading misses events).
+    pub fn subscribe(&self) -> crossbeam_channel::Receiver<Stamped> {
+        let (tx, rx) = crossbeam_channel::bounded(EVENTS);
+        let mut out = self.lock();
+        let _ = tx.try_send(Stamped {
+            at_ms: self.now_ms(),
+            event: Event::State {
+                state: out.state.unwrap_or(State::Listening),
+            },
+            source: COMMAND_SOURCE,
+        });
+        out.subscribers.push(tx);
+        rx
+    }
+
+    /// The current conversation state.
+    pub fn state(&self) -> State {
+        self.lock().state.unwrap_or(State::Listening)
+    }
+
+    /// Stops the reply now (like a barge-in without speech).
+    pub fn stop_speaking(&self) {
+        self.commands.send(Command::StopSpeaking);
+    }
+
+    /// Push-to-talk: `true` when pressed (interrupts, opens an utterance), `false` when released
+    /// (ends it).
+    pub fn push_to_talk(&self, pressed: bool) {
+        self.commands.send(Command::PushToTalk(pressed));
+    }
+
+    /// Mutes (`false`) or unmutes the microphone.
+    pub fn set_listening(&self, on: bool) {
+        self.commands.send(Command::Listen(on));
+    }
+
+    /// A typed user turn.
+    pub fn say(&self, text: &str) {
+        self.commands.send(Command::Say(text.to_string()));
+    }
+
+    /// Forgets the conversation.
+    pub fn reset(&self) {
+        self.commands.send(Command::Reset);
+    }
+
+    /// Stops the loop (the `Pipeline` joins its threads).
+    pub fn shutdown(&self) {
+        if self.running.swap(false, Ordering::AcqRel) {
+            self.commands.send(Command::Shutdown);
+        }
+    }
+
+    /// Whether the loop still runs.
+    pub fn is_running(&self) -> bool {
+        self.running.load(Ordering::Acquire)
+    }
+
+    /// The latency report of the turns so far.
+    pub fn report(&self) -> LatencyReport {
+        let out = self.lock();
+        LatencyReport::new(
+            out.records.clone(),
+            &out.barge_in_stops,
+            self.playback.underruns.load(Ordering::Relaxed),
+        )
+    }
+
+    /// Milliseconds on the pipeline clock.
+    pub fn now_ms(&self) -> f64 {
+        crate::clock::ms(self.clock.now())
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Outbox> {
+        self.outbox.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}

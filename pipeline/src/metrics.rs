@@ -1,0 +1,201 @@
+//! Per-turn latency timestamps (as defined in docs/ARCHITECTURE.md) and the run report with
+//! P50/P90 of first-audio and response latency plus the per-stage breakdown.
+
+use serde::{Deserialize, Serialize};
+
+/// One turn's timestamps, in ms on the pipeline clock. `None` = that stage never happened
+/// (e.g. the turn was interrupted while thinking).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TurnMetrics {
+    /// The user's last voiced sample.
+    pub speech_end: Option<f64>,
+    /// The endpointer fired.
+    pub eou: Option<f64>,
+    /// The final transcript was ready.
+    pub asr_final: Option<f64>,
+    /// The language model's first text piece.
+    pub llm_first_token: Option<f64>,
+    /// The first speakable segment went to synthesis.
+    pub first_segment: Option<f64>,
+    /// Synthesis produced its first chunk.
+    pub tts_first_chunk: Option<f64>,
+    /// The reply's first sample reached the output device or sink.
+    pub first_audio: Option<f64>,
+}
+
+impl TurnMetrics {
+    /// `first_audio - speech_end`: what the user feels.
+    pub fn first_audio_latency(&self) -> Option<f64> {
+        Some(self.first_audio? - self.speech_end?)
+    }
+
+    /// `first_audio - eou`: what the engines cost.
+    pub fn response_latency(&self) -> Option<f64> {
+        Some(self.first_audio? - self.eou?)
+    }
+
+    /// Every timestamp is present.
+    pub fn is_complete(&self) -> bool {
+        self.stamps().iter().all(|(_, v)| v.is_some())
+    }
+
+    fn stamps(&self) -> [(&'static str, Option<f64>); 7] {
+        [
+            ("speech_end", self.speech_end),
+            ("eou", self.eou),
+            ("asr_final", self.asr_final),
+            ("llm_first_token", self.llm_first_token),
+            ("first_segment", self.first_segment),
+            ("tts_first_chunk", self.tts_first_chunk),
+            ("first_audio", self.first_audio),
+        ]
+    }
+
+    /// Stage durations: each timestamp minus the previous one.
+    pub fn stages(&self) -> Vec<(&'static str, Option<f64>)> {
+        let s = self.stamps();
+        s.windows(2)
+            .map(|w| {
+                let d = match (w[0].1, w[1].1) {
+                    (Some(a), Some(b)) => Some(b - a),
+                    _ => None,
+                };
+                (stage_name(w[1].0), d)
+            })
+            .collect()
+    }
+}
+
+fn stage_name(to: &str) -> &'static str {
+    match to {
+        "eou" => "endpoint_wait",
+        "asr_final" => "asr",
+        "llm_first_token" => "llm_first_token",
+        "first_segment" => "segmenter",
+        "tts_first_chunk" => "tts_first_chunk",
+        _ => "to_output",
+    }
+}
+
+/// One turn in the report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TurnRecord {
+    pub turn: u64,
+    pub user_text: String,
+    pub reply_text: String,
+    /// What the user heard when the reply was cut off; `None` if it played to the end.
+    pub heard: Option<String>,
+    pub metrics: TurnMetrics,
+    pub first_audio_latency_ms: Option<f64>,
+    pub response_latency_ms: Option<f64>,
+}
+
+/// P50/P90 of one quantity over a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Percentiles {
+    pub n: usize,
+    pub p50: f64,
+    pub p90: f64,
+}
+
+impl Percentiles {
+    /// Nearest-rank percentiles; `None` for no values.
+    pub fn of(values: &[f64]) -> Option<Self> {
+        if values.is_empty() {
+            return None;
+        }
+        let mut v = values.to_vec();
+        v.sort_by(f64::total_cmp);
+        let rank = |p: f64| v[((p * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1];
+        Some(Self {
+            n: v.len(),
+            p50: rank(0.5),
+            p90: rank(0.9),
+        })
+    }
+}
+
+/// The JSON latency report of a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub turns: Vec<TurnRecord>,
+    pub first_audio_latency_ms: Option<Percentiles>,
+    pub response_latency_ms: Option<Percentiles>,
+    /// P50/P90 of each stage (see `TurnMetrics::stages`).
+    pub stages_ms: Vec<(String, Option<Percentiles>)>,
+    /// Barge-in stop times: user onset detected → output silent.
+    pub barge_in_stop_ms: Option<Percentiles>,
+    /// Output underruns (callbacks that found no audio while a reply was playing).
+    pub underruns: u64,
+}
+
+impl Report {
+    pub fn new(turns: Vec<TurnRecord>, barge_in_stops: &[f64], underruns: u64) -> Self {
+        let collect = |f: &dyn Fn(&TurnRecord) -> Option<f64>| -> Vec<f64> {
+            turns.iter().filter_map(f).collect()
+        };
+        let first = collect(&|t| t.first_audio_latency_ms);
+        let resp = collect(&|t| t.response_latency_ms);
+        let names: Vec<&'static str> = TurnMetrics::default()
+            .stages()
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
+        let stages_ms = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                let vals = collect(&|t| t.metrics.stages()[i].1);
+                (n.to_string(), Percentiles::of(&vals))
+            })
+            .collect();
+        Self {
+            first_audio_latency_ms: Percentiles::of(&first),
+            response_latency_ms: Percentiles::of(&resp),
+            stages_ms,
+            barge_in_stop_ms: Percentiles::of(barge_in_stops),
+            underruns,
+            turns,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_nearest_rank() {
+        let p =
+            Percentiles::of(&[5.0, 1.0, 4.0, 2.0, 3.0, 6.0, 7.0, 8.0, 9.0, 10.0]).expect("values");
+        assert_eq!((p.n, p.p50, p.p90), (10, 5.0, 9.0));
+        assert_eq!(Percentiles::of(&[]), None);
+        let one = Percentiles::of(&[3.0]).expect("one");
+        assert_eq!((one.p50, one.p90), (3.0, 3.0));
+    }
+
+    #[test]
+    fn latencies_and_stages() {
+        let m = TurnMetrics {
+            speech_end: Some(1000.0),
+            eou: Some(1400.0),
+            asr_final: Some(1450.0),
+            llm_first_token: Some(1500.0),
+            first_segment: Some(1520.0),
+            tts_first_chunk: Some(1560.0),
+            first_audio: Some(1570.0),
+        };
+        assert!(m.is_complete());
+        assert_eq!(m.first_audio_latency(), Some(570.0));
+        assert_eq!(m.response_latency(), Some(170.0));
+        let stages = m.stages();
+        assert_eq!(stages[0], ("endpoint_wait", Some(400.0)));
+        assert_eq!(stages[5], ("to_output", Some(10.0)));
+        let partial = TurnMetrics {
+            first_audio: None,
+            ..m
+        };
+        assert!(!partial.is_complete());
+        assert_eq!(partial.response_latency(), None);
+    }
+}

@@ -1,0 +1,263 @@
+//! The step-driven harness: a virtual clock advanced 10 ms per tick; each tick the harness plays
+//! the output callback's part (pulls 10 ms from the playback ring) and the microphone's (pushes
+//! 10 ms of user audio plus, optionally, the echo of what was just played), waiting for every
+//! actor to go idle between steps. Events of one step are put in pipeline-stage order.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use super::mocks::{ChatLog, MockChat, MockSpeaker, MockTranscriber};
+use crate::audio::ring::PlaybackReader;
+use crate::clock::Clock;
+use crate::config::PipelineConfig;
+use crate::engines::energy::EnergyDetector;
+use crate::engines::segment::ClauseSegmenter;
+use crate::engines::{Engines, SpeechDetector};
+use crate::handle::{MicSender, Pipeline, PipelineHandle};
+use crate::sim::{Activity, Sim};
+use crate::types::{Event, Stamped};
+
+pub(crate) const TICK: Duration = Duration::from_millis(10);
+const FRAME: usize = 160;
+
+/// Loudspeaker-to-microphone coupling: delay and gain.
+#[derive(Clone, Copy)]
+pub(crate) struct EchoPath {
+    pub(crate) delay: Duration,
+    pub(crate) gain: f32,
+}
+
+pub(crate) struct Setup {
+    pub(crate) finals: Vec<&'static str>,
+    pub(crate) replies: Vec<Vec<&'static str>>,
+    pub(crate) piece_delay: Duration,
+    pub(crate) config: PipelineConfig,
+    pub(crate) echo: Option<EchoPath>,
+    pub(crate) detector: Box<dyn SpeechDetector>,
+}
+
+impl Default for Setup {
+    fn default() -> Self {
+        let mut config = PipelineConfig {
+            output_rate: 16_000,
+            echo_cancel: false,
+            first_audio_gate: None,
+            monitor_period: TICK,
+            partial_interval: Some(Duration::from_millis(500)),
+            ..PipelineConfig::default()
+        };
+        config.endpoint.min_speech = Duration::from_millis(200);
+        config.endpoint.end_silence = Duration::from_millis(300);
+        config.endpoint.preroll = Duration::from_millis(200);
+        Self {
+            finals: vec![],
+            replies: vec![],
+            piece_delay: Duration::from_millis(20),
+            config,
+            echo: None,
+            detector: Box::new(EnergyDetector::new(-40.0)),
+        }
+    }
+}
+
+pub(crate) struct Harness {
+    sim: Arc<Sim>,
+    pipeline: Option<Pipeline>,
+    pub(crate) handle: PipelineHandle,
+    mic: Option<MicSender>,
+    speaker: PlaybackReader,
+    events: crossbeam_channel::Receiver<Stamped>,
+    pub(crate) now: Duration,
+    /// Every event with the tick (ms) it happened at.
+    pub(crate) log: Vec<(u64, Event)>,
+    /// Everything the output played.
+    pub(crate) output: Vec<f32>,
+    echo: Option<EchoPath>,
+    echo_line: VecDeque<f32>,
+    pub(crate) chat_log: ChatLog,
+    /// Samples the recognizer got per utterance.
+    pub(crate) asr_log: Arc<Mutex<Vec<usize>>>,
+}
+
+impl Harness {
+    pub(crate) fn new(setup: Setup) -> Self {
+        let sim = Sim::new();
+        let clock = Clock::virtual_(sim.clone());
+        let activity = Activity::of(Some(&sim));
+        let chat_log: ChatLog = Arc::new(Mutex::new(Vec::new()));
+        let asr_log = Arc::new(Mutex::new(Vec::new()));
+        let engines = Engines {
+            detector: setup.detector,
+            transcriber: Box::new(MockTranscriber {
+                finals: setup.finals.iter().map(|s| s.to_string()).collect(),
+                samples: 0,
+                heard_samples: asr_log.clone(),
+            }),
+            chat: Box::new(MockChat {
+                replies: setup.replies.into_iter().collect(),
+                piece_delay: setup.piece_delay,
+                clock: clock.clone(),
+                log: chat_log.clone(),
+            }),
+            segmenter: Box::new(ClauseSegmenter::new()),
+            speaker: Box::new(MockSpeaker { seed: 7 }),
+        };
+        let (pipeline, ports) =
+            Pipeline::start_with(engines, setup.config, clock, activity).expect("pipeline starts");
+        let handle = pipeline.handle();
+        let events = handle.subscribe();
+        let delay = setup
+            .echo
+            .map(|e| (e.delay.as_millis() as usize) * 16)
+            .unwrap_or(0);
+        let mut h = Self {
+            sim,
+            pipeline: Some(pipeline),
+            handle,
+            mic: Some(ports.mic),
+            speaker: ports.speaker,
+            events,
+            now: Duration::ZERO,
+            log: Vec::new(),
+            output: Vec::new(),
+            echo: setup.echo,
+            echo_line: std::iter::repeat_n(0.0, delay).collect(),
+            chat_log,
+            asr_log,
+        };
+        h.sim.settle();
+        h.collect();
+        h
+    }
+
+    /// Events so far, put in stage order within one step.
+    fn collect(&mut self) {
+        let mut batch: Vec<Stamped> = self.events.try_iter().collect();
+        batch.sort_by_key(|s| s.source);
+        let t = self.now.as_millis() as u64;
+        self.log.extend(batch.into_iter().map(|s| (t, s.event)));
+    }
+
+    /// One 10 ms step with `user` (160 samples at 16 kHz) at the microphone.
+    pub(crate) fn tick(&mut self, user: &[f32]) {
+        self.now += TICK;
+        self.sim.advance_to(self.now);
+        self.sim.settle();
+        self.collect();
+        let mut out = [0.0f32; FRAME];
+        self.speaker.fill(&mut out);
+        self.output.extend_from_slice(&out);
+        let mut mic = [0.0f32; FRAME];
+        for (i, m) in mic.iter_mut().enumerate() {
+            *m = user.get(i).copied().unwrap_or(0.0);
+        }
+        if let Some(e) = self.echo {
+            for (i, m) in mic.iter_mut().enumerate() {
+                self.echo_line.push_back(out[i]);
+                let played = self.echo_line.pop_front().unwrap_or(0.0);
+                *m += e.gain * played;
+            }
+        }
+        if let Some(m) = &mut self.mic {
+            m.push(&mic);
+        }
+        self.sim.settle();
+        self.collect();
+    }
+
+    /// Plays `audio` at the microphone, tick by tick.
+    pub(crate) fn speak(&mut self, audio: &[f32]) {
+        for chunk in audio.chunks(FRAME) {
+            self.tick(chunk);
+        }
+    }
+
+    /// `ms` of silence at the microphone.
+    pub(crate) fn silence(&mut self, ms: u64) {
+        for _ in 0..ms / 10 {
+            self.tick(&[]);
+        }
+    }
+
+    /// Runs silent ticks until `pred` holds for the log (at most `max_ms`).
+    pub(crate) fn until(&mut self, max_ms: u64, pred: impl Fn(&[(u64, Event)]) -> bool) {
+        for _ in 0..max_ms / 10 {
+            if pred(&self.log) {
+                return;
+            }
+            self.tick(&[]);
+        }
+        panic!(
+            "condition not reached in {max_ms} ms; events: {:#?}",
+            self.short()
+        );
+    }
+
+    /// The event log in short form, for exact comparisons.
+    pub(crate) fn short(&self) -> Vec<String> {
+        self.log.iter().map(|(_, e)| short(e)).collect()
+    }
+
+    /// Time (ms) of the first event whose short form starts with `prefix`.
+    pub(crate) fn time_of(&self, prefix: &str) -> Option<u64> {
+        self.log
+            .iter()
+            .find(|(_, e)| short(e).starts_with(prefix))
+            .map(|(t, _)| *t)
+    }
+
+    /// The chat engine's call log.
+    pub(crate) fn chat_calls(&self) -> Vec<String> {
+        self.chat_log.lock().expect("log").clone()
+    }
+
+    /// Samples the recognizer got, per utterance.
+    pub(crate) fn asr_samples(&self) -> Vec<usize> {
+        self.asr_log.lock().expect("log").clone()
+    }
+
+    /// Stops the loop and joins every thread.
+    pub(crate) fn finish(mut self) -> Self {
+        self.handle.shutdown();
+        self.mic = None;
+        for _ in 0..5 {
+            self.now += TICK;
+            self.sim.advance_to(self.now);
+            self.sim.settle();
+        }
+        if let Some(p) = self.pipeline.take() {
+            p.shutdown();
+        }
+        self
+    }
+}
+
+/// A one-line form of an event: kind and the fields that matter.
+pub(crate) fn short(e: &Event) -> String {
+    match e {
+        Event::State { state } => format!("state {state:?}"),
+        Event::SpeechStarted => "speech started".into(),
+        Event::SpeechStopped => "speech stopped".into(),
+        Event::PartialTranscript { text } => format!("partial {text:?}"),
+        Event::FinalTranscript { text, turn } => {
+            format!("final {text:?} -> {}", turn.map(|t| t.0).unwrap_or(0))
+        }
+        Event::AssistantText { turn, text } => format!("text {} {text:?}", turn.0),
+        Event::AudioStarted { turn } => format!("audio started {}", turn.0),
+        Event::AudioFinished { turn } => format!("audio finished {}", turn.0),
+        Event::Interrupted {
+            turn,
+            heard,
+            during,
+            cause,
+        } => format!(
+            "interrupted {} {during:?} {cause:?} heard {heard:?}",
+            turn.0
+        ),
+        Event::Latency { turn, metrics } => {
+            format!("latency {} complete={}", turn.0, metrics.is_complete())
+        }
+        Event::Error { message } => format!("error {message}"),
+    }
+}

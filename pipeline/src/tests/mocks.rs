@@ -1,0 +1,132 @@
+//! Mock engines for the scenario tests: scripted transcripts and replies that take virtual time,
+//! and a voice that turns each character into 10 ms of noise.
+
+use std::collections::VecDeque;
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crate::clock::Clock;
+use crate::engines::{ChatEngine, EngineResult, ReplyEnd, Speaker, Transcriber};
+
+/// What the mock chat was asked to do, in order.
+pub(crate) type ChatLog = Arc<Mutex<Vec<String>>>;
+
+/// Returns the scripted transcripts in order, one per utterance; logs how much audio each
+/// utterance had (to check the pre-roll).
+pub(crate) struct MockTranscriber {
+    pub(crate) finals: VecDeque<String>,
+    pub(crate) samples: usize,
+    pub(crate) heard_samples: Arc<Mutex<Vec<usize>>>,
+}
+
+impl Transcriber for MockTranscriber {
+    fn begin(&mut self) {
+        self.samples = 0;
+    }
+
+    fn accept(&mut self, samples: &[f32]) -> EngineResult<()> {
+        self.samples += samples.len();
+        Ok(())
+    }
+
+    fn partial(&mut self) -> EngineResult<Option<String>> {
+        let first = self
+            .finals
+            .front()
+            .and_then(|t| t.split_whitespace().next());
+        Ok(first.map(|w| format!("{w}...")))
+    }
+
+    fn finish(&mut self) -> EngineResult<String> {
+        self.heard_samples.lock().expect("log").push(self.samples);
+        Ok(self.finals.pop_front().unwrap_or_default())
+    }
+}
+
+/// Streams scripted replies, one piece every `piece_delay` of virtual time.
+pub(crate) struct MockChat {
+    pub(crate) replies: VecDeque<Vec<&'static str>>,
+    pub(crate) piece_delay: Duration,
+    pub(crate) clock: Clock,
+    pub(crate) log: ChatLog,
+}
+
+impl ChatEngine for MockChat {
+    fn reply(
+        &mut self,
+        user_text: &str,
+        cancel: &AtomicBool,
+        on_piece: &mut dyn FnMut(&str) -> ControlFlow<()>,
+    ) -> EngineResult<ReplyEnd> {
+        let pieces = self.replies.pop_front().unwrap_or_default();
+        let mut said = String::new();
+        let mut end = ReplyEnd::Complete;
+        for p in pieces {
+            self.clock.sleep(self.piece_delay);
+            if cancel.load(Ordering::Acquire) || on_piece(p).is_break() {
+                end = ReplyEnd::Cancelled;
+                break;
+            }
+            said.push_str(p);
+        }
+        self.log
+            .lock()
+            .expect("log")
+            .push(format!("reply to {user_text:?}: {said:?} ({end:?})"));
+        Ok(end)
+    }
+
+    fn truncate_last_reply(&mut self, heard: &str) {
+        self.log
+            .lock()
+            .expect("log")
+            .push(format!("truncate to {heard:?}"));
+    }
+
+    fn reset(&mut self) {
+        self.log.lock().expect("log").push("reset".into());
+    }
+}
+
+/// Speaks 10 ms of noise per character, one chunk per word, at 16 kHz.
+pub(crate) struct MockSpeaker {
+    pub(crate) seed: u32,
+}
+
+/// Deterministic noise in [-amp, amp] with a syllable-like 4 Hz envelope.
+pub(crate) fn noise(seed: &mut u32, n: usize, amp: f32) -> Vec<f32> {
+    (0..n)
+        .map(|i| {
+            *seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            let white = (*seed >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0;
+            let env = 0.6 + 0.4 * (2.0 * std::f32::consts::PI * 4.0 * i as f32 / 16_000.0).sin();
+            white * amp * env
+        })
+        .collect()
+}
+
+impl Speaker for MockSpeaker {
+    fn sample_rate(&self) -> u32 {
+        16_000
+    }
+
+    fn synthesize(
+        &mut self,
+        text: &str,
+        cancel: &AtomicBool,
+        on_chunk: &mut dyn FnMut(&[f32]) -> ControlFlow<()>,
+    ) -> EngineResult<()> {
+        for word in text.split_inclusive(' ') {
+            if cancel.load(Ordering::Acquire) {
+                break;
+            }
+            let chunk = noise(&mut self.seed, word.chars().count() * 160, 0.3);
+            if on_chunk(&chunk).is_break() {
+                break;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,6 @@
+//! Scripted scenario tests: the whole pipeline on mock engines, driven tick by tick on a virtual
+//! clock (no sleeps, deterministic), asserting the exact event sequence.
+
+mod harness;
+mod mocks;
+mod scenarios;

@@ -1,0 +1,463 @@
+//! The scenarios: a normal turn, barge-in while thinking and while speaking, a rapid double
+//! barge-in, a cough that must not interrupt, and echo that must not interrupt (while a real
+//! voice over the echo still does). Each asserts the exact event sequence.
+
+use std::time::Duration;
+
+use super::harness::{EchoPath, Harness, Setup, short};
+use super::mocks::noise;
+use crate::Event;
+
+/// `ms` of speech-like noise at the microphone (loud enough for the energy detector).
+fn voice(ms: u64, seed: u32) -> Vec<f32> {
+    let mut s = seed;
+    noise(&mut s, ms as usize * 16, 0.3)
+}
+
+fn has(prefix: &'static str) -> impl Fn(&[(u64, Event)]) -> bool {
+    move |log| log.iter().any(|(_, e)| short(e).starts_with(prefix))
+}
+
+fn assert_events(h: &Harness, expected: &[&str]) {
+    let got = h.short();
+    let timed: Vec<String> = h
+        .log
+        .iter()
+        .map(|(t, e)| format!("{t:>6} {}", short(e)))
+        .collect();
+    assert_eq!(got, expected, "event log:\n{}", timed.join("\n"));
+}
+
+/// Output samples (16 kHz) between two times in ms.
+fn output_between(h: &Harness, from_ms: u64, to_ms: u64) -> &[f32] {
+    let end = ((to_ms as usize) * 16).min(h.output.len());
+    &h.output[((from_ms as usize) * 16).min(end)..end]
+}
+
+const STORY: [&str; 4] = [
+    "Once upon a time,",
+    " there was a king",
+    " who had three daughters.",
+    " The first one was very tall.",
+];
+
+#[test]
+fn normal_turn() {
+    let mut h = Harness::new(Setup {
+        finals: vec!["what time is it"],
+        replies: vec![vec!["It is", " noon", ". Have", " a nice", " day."]],
+        ..Setup::default()
+    });
+    h.silence(100);
+    h.speak(&voice(700, 1));
+    h.until(5000, has("audio finished"));
+    let h = h.finish();
+    assert_events(
+        &h,
+        &[
+            "state Listening",
+            "speech started",
+            "partial \"what...\"",
+            "partial \"what...\"",
+            "speech stopped",
+            "final \"what time is it\" -> 1",
+            "state Thinking",
+            "text 1 \"It is\"",
+            "text 1 \" noon\"",
+            "text 1 \". Have\"",
+            "audio started 1",
+            "latency 1 complete=true",
+            "state Speaking",
+            "text 1 \" a nice\"",
+            "text 1 \" day.\"",
+            "audio finished 1",
+            "state Listening",
+        ],
+    );
+    // Speech 100..800 ms, endpoint after 300 ms of silence; the first segment ("It is noon.")
+    // is spoken while the model still generates the rest.
+    assert_eq!(h.time_of("speech stopped"), Some(1100));
+    assert!(h.time_of("audio started") < h.time_of("text 1 \" day.\""));
+    let report = h.handle.report();
+    let turn = &report.turns[0];
+    let m = &turn.metrics;
+    assert!(m.is_complete(), "{m:?}");
+    assert_eq!(m.speech_end, Some(800.0));
+    assert_eq!(m.eou, Some(1100.0));
+    assert_eq!(m.first_audio_latency(), Some(360.0));
+    assert_eq!(m.response_latency(), Some(60.0));
+    assert_eq!(turn.reply_text, "It is noon. Have a nice day.");
+    assert_eq!(turn.heard, None);
+    assert_eq!(
+        h.chat_calls(),
+        vec!["reply to \"what time is it\": \"It is noon. Have a nice day.\" (Complete)"]
+    );
+    // The whole utterance plus the 200 ms pre-roll reached the recognizer.
+    assert!(
+        h.asr_samples()[0] >= (700 + 200) * 16,
+        "{:?}",
+        h.asr_samples()
+    );
+    assert_eq!(report.underruns, 0);
+}
+
+#[test]
+fn barge_in_while_thinking() {
+    let mut h = Harness::new(Setup {
+        finals: vec!["tell me a story", "no wait, what time is it"],
+        replies: vec![vec!["Once", " upon", " a time."], vec!["Noon."]],
+        piece_delay: Duration::from_millis(300),
+        ..Setup::default()
+    });
+    h.silence(100);
+    h.speak(&voice(700, 1));
+    h.until(2000, has("state Thinking"));
+    h.speak(&voice(600, 2));
+    h.until(5000, has("audio finished"));
+    let h = h.finish();
+    assert_events(
+        &h,
+        &[
+            "state Listening",
+            "speech started",
+            "partial \"tell...\"",
+            "partial \"tell...\"",
+            "speech stopped",
+            "final \"tell me a story\" -> 1",
+            "state Thinking",
+            "speech started",
+            "state Listening",
+            "interrupted 1 Thinking UserSpeech heard \"\"",
+            "partial \"no...\"",
+            "speech stopped",
+            "final \"no wait, what time is it\" -> 3",
+            "state Thinking",
+            "text 3 \"Noon.\"",
+            "audio started 3",
+            "latency 3 complete=true",
+            "state Speaking",
+            "audio finished 3",
+            "state Listening",
+        ],
+    );
+    // Generation stopped before its first piece; the history keeps nothing of that reply.
+    assert_eq!(
+        h.chat_calls(),
+        vec![
+            "reply to \"tell me a story\": \"\" (Cancelled)",
+            "truncate to \"\"",
+            "reply to \"no wait, what time is it\": \"Noon.\" (Complete)",
+        ]
+    );
+    // The new utterance was heard from its start: all 600 ms of it.
+    assert!(h.asr_samples()[1] >= 600 * 16, "{:?}", h.asr_samples());
+}
+
+#[test]
+fn barge_in_while_speaking() {
+    let mut h = Harness::new(Setup {
+        finals: vec!["tell me a story", "stop"],
+        replies: vec![STORY.to_vec(), vec!["Okay."]],
+        ..Setup::default()
+    });
+    h.silence(100);
+    h.speak(&voice(700, 1));
+    h.until(3000, has("audio started"));
+    h.silence(300);
+    h.speak(&voice(500, 2));
+    h.until(5000, has("audio finished"));
+    let h = h.finish();
+    let heard = "Once upon a time, there was a king who had three";
+    assert_events(
+        &h,
+        &[
+            "state Listening",
+            "speech started",
+            "partial \"tell...\"",
+            "partial \"tell...\"",
+            "speech stopped",
+            "final \"tell me a story\" -> 1",
+            "state Thinking",
+            "text 1 \"Once upon a time,\"",
+            "text 1 \" there was a king\"",
+            "audio started 1",
+            "latency 1 complete=true",
+            "state Speaking",
+            "text 1 \" who had three daughters.\"",
+            "text 1 \" The first one was very tall.\"",
+            "speech started",
+            "state Listening",
+            &format!("interrupted 1 Speaking UserSpeech heard {heard:?}"),
+            "partial \"stop...\"",
+            "speech stopped",
+            "partial \"stop...\"",
+            "final \"stop\" -> 3",
+            "state Thinking",
+            "text 3 \"Okay.\"",
+            "audio started 3",
+            "latency 3 complete=true",
+            "state Speaking",
+            "audio finished 3",
+            "state Listening",
+        ],
+    );
+    // Output is silent from the first callback after the onset was detected (one 10 ms tick:
+    // the stop time) until the next reply starts.
+    let onset = h.time_of("speech started 1").unwrap_or(0);
+    let onset = h
+        .log
+        .iter()
+        .filter(|(_, e)| matches!(e, Event::SpeechStarted))
+        .nth(1)
+        .map(|(t, _)| *t)
+        .unwrap_or(onset);
+    let next = h.time_of("audio started 3").expect("second reply");
+    assert!(
+        output_between(&h, onset - 20, onset)
+            .iter()
+            .any(|&x| x != 0.0)
+    );
+    // (The tick at `next` reports the first fill of the next reply, one tick earlier.)
+    assert!(
+        output_between(&h, onset, next - 20)
+            .iter()
+            .all(|&x| x == 0.0)
+    );
+    assert_eq!(
+        h.handle.report().barge_in_stop_ms.map(|p| p.p50),
+        Some(10.0)
+    );
+    assert_eq!(
+        h.chat_calls(),
+        vec![
+            "reply to \"tell me a story\": \"Once upon a time, there was a king who had three daughters. The first one was very tall.\" (Complete)".to_string(),
+            format!("truncate to {heard:?}"),
+            "reply to \"stop\": \"Okay.\" (Complete)".to_string(),
+        ]
+    );
+    let report = h.handle.report();
+    assert_eq!(report.turns[0].heard.as_deref(), Some(heard));
+    assert!(h.asr_samples()[1] >= 500 * 16);
+}
+
+#[test]
+fn rapid_double_barge_in() {
+    let mut h = Harness::new(Setup {
+        finals: vec!["tell me a story", "no, a poem", "actually, the time"],
+        replies: vec![
+            STORY[..3].to_vec(),
+            vec!["Roses", " are red,", " violets are blue."],
+            vec!["It is noon."],
+        ],
+        piece_delay: Duration::from_millis(50),
+        ..Setup::default()
+    });
+    h.silence(100);
+    h.speak(&voice(700, 1));
+    h.until(3000, has("audio started"));
+    h.silence(200);
+    h.speak(&voice(400, 2));
+    h.until(3000, has("final \"no, a poem\""));
+    h.speak(&voice(400, 3));
+    h.until(5000, has("audio finished"));
+    let h = h.finish();
+    assert_events(
+        &h,
+        &[
+            "state Listening",
+            "speech started",
+            "partial \"tell...\"",
+            "partial \"tell...\"",
+            "speech stopped",
+            "final \"tell me a story\" -> 1",
+            "state Thinking",
+            "text 1 \"Once upon a time,\"",
+            "text 1 \" there was a king\"",
+            "audio started 1",
+            "latency 1 complete=true",
+            "state Speaking",
+            "text 1 \" who had three daughters.\"",
+            "speech started",
+            "state Listening",
+            "interrupted 1 Speaking UserSpeech heard \"Once upon a time, there was a king who had\"",
+            "partial \"no,...\"",
+            "speech stopped",
+            "final \"no, a poem\" -> 3",
+            "state Thinking",
+            "text 3 \"Roses\"",
+            "text 3 \" are red,\"",
+            "text 3 \" violets are blue.\"",
+            "audio started 3",
+            "latency 3 complete=true",
+            "state Speaking",
+            "speech started",
+            "state Listening",
+            "interrupted 3 Speaking UserSpeech heard \"Roses\"",
+            "partial \"actually,...\"",
+            "speech stopped",
+            "final \"actually, the time\" -> 5",
+            "state Thinking",
+            "text 5 \"It is noon.\"",
+            "audio started 5",
+            "latency 5 complete=true",
+            "state Speaking",
+            "audio finished 5",
+            "state Listening",
+        ],
+    );
+    assert_eq!(
+        h.chat_calls(),
+        vec![
+            "reply to \"tell me a story\": \"Once upon a time, there was a king who had three daughters.\" (Complete)",
+            "truncate to \"Once upon a time, there was a king who had\"",
+            "reply to \"no, a poem\": \"Roses are red, violets are blue.\" (Complete)",
+            "truncate to \"Roses\"",
+            "reply to \"actually, the time\": \"It is noon.\" (Complete)",
+        ]
+    );
+}
+
+#[test]
+fn cough_does_not_interrupt() {
+    let mut h = Harness::new(Setup {
+        finals: vec!["tell me a story"],
+        replies: vec![STORY[..3].to_vec()],
+        ..Setup::default()
+    });
+    h.silence(100);
+    h.speak(&voice(700, 1));
+    h.until(3000, has("audio started"));
+    h.silence(100);
+    h.speak(&voice(120, 5)); // 120 ms burst < 200 ms minimum speech
+    h.until(5000, has("audio finished"));
+    let h = h.finish();
+    assert_events(
+        &h,
+        &[
+            "state Listening",
+            "speech started",
+            "partial \"tell...\"",
+            "partial \"tell...\"",
+            "speech stopped",
+            "final \"tell me a story\" -> 1",
+            "state Thinking",
+            "text 1 \"Once upon a time,\"",
+            "text 1 \" there was a king\"",
+            "audio started 1",
+            "latency 1 complete=true",
+            "state Speaking",
+            "text 1 \" who had three daughters.\"",
+            "audio finished 1",
+            "state Listening",
+        ],
+    );
+    assert_eq!(
+        h.chat_calls().len(),
+        1,
+        "no truncation: {:?}",
+        h.chat_calls()
+    );
+}
+
+/// A long reply with the loudspeaker coupled back into the microphone (40 ms, -6 dB), and
+/// optionally a real voice (jfk.wav) speaking over it 500 ms into the reply.
+fn echo_run(echo_cancel: bool, user: Option<&[f32]>) -> Harness {
+    let mut setup = Setup {
+        finals: vec!["tell me a story", "and so my fellow americans"],
+        replies: vec![
+            vec![
+                "Once upon a time,",
+                " there was a king who had three daughters.",
+                " The first one was tall,",
+                " the second one was small,",
+                " and the third one was wise.",
+            ],
+            vec!["Okay."],
+        ],
+        echo: Some(EchoPath {
+            delay: Duration::from_millis(40),
+            gain: 0.5,
+        }),
+        ..Setup::default()
+    };
+    setup.config.echo_cancel = echo_cancel;
+    let mut h = Harness::new(setup);
+    h.silence(100);
+    h.speak(&voice(700, 1));
+    h.until(3000, has("audio started"));
+    if let Some(u) = user {
+        h.silence(500);
+        h.speak(u);
+    }
+    h.until(20_000, |log| {
+        log.iter().any(|(_, e)| {
+            let s = short(e);
+            s.starts_with("audio finished") || s.starts_with("interrupted")
+        })
+    });
+    h.finish()
+}
+
+fn jfk() -> Vec<f32> {
+    let store = pocket_assets::Store::open_default().expect("asset store");
+    let path = store
+        .require_file(pocket_assets::ids::JFK, "jfk.wav")
+        .expect("jfk.wav (run `pocket assets fetch --set test-audio`)");
+    crate::audio::wav::read_mono(&path, 16_000).expect("jfk.wav reads")
+}
+
+#[test]
+fn echo_does_not_interrupt() {
+    // With echo cancellation the reply plays to the end: no self barge-in.
+    let h = echo_run(true, None);
+    let got = h.short();
+    assert!(got.contains(&"audio finished 1".to_string()), "{got:#?}");
+    assert_eq!(
+        got.iter().filter(|e| *e == "speech started").count(),
+        1,
+        "{got:#?}"
+    );
+    assert!(
+        !got.iter().any(|e| e.starts_with("interrupted")),
+        "{got:#?}"
+    );
+    // The control: the same echo without cancellation interrupts the assistant itself.
+    let h = echo_run(false, None);
+    assert!(
+        h.short().iter().any(|e| e.starts_with("interrupted 1")),
+        "{:#?}",
+        h.short()
+    );
+}
+
+#[test]
+fn real_voice_over_echo_still_barges_in() {
+    let voice = jfk();
+    let h = echo_run(true, Some(&voice[..16_000 * 3]));
+    let got = h.short();
+    assert!(
+        got.iter()
+            .any(|e| e.starts_with("interrupted 1 Speaking UserSpeech")),
+        "{got:#?}"
+    );
+    // Detected within 300 ms of the minimum speech time after the voice's first loud frame:
+    // the echo canceller kept the near-end voice.
+    let reply_start = h.time_of("audio started 1").expect("reply played");
+    let first_loud = voice
+        .chunks(160)
+        .position(|f| crate::engines::energy::level_dbfs(f) > -40.0)
+        .expect("jfk has speech") as u64
+        * 10;
+    let voice_start = reply_start + 500 + first_loud + 200;
+    let barge = h
+        .log
+        .iter()
+        .filter(|(_, e)| matches!(e, Event::SpeechStarted))
+        .nth(1)
+        .map(|(t, _)| *t)
+        .expect("barge-in");
+    assert!(
+        barge.abs_diff(voice_start) <= 300,
+        "barge-in at {barge} ms, voice plus minimum speech at {voice_start} ms"
+    );
+}

@@ -1,0 +1,96 @@
+//! The types that cross the pipeline's boundary: turn ids, UI events and the conversation state.
+
+use serde::{Deserialize, Serialize};
+
+use crate::metrics::TurnMetrics;
+
+/// One assistant turn. Turn ids come from the shared epoch: a new turn bumps the epoch and takes
+/// its value, a barge-in bumps it again, so `turn == epoch` means "still current".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct TurnId(pub u64);
+
+impl std::fmt::Display for TurnId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "turn {}", self.0)
+    }
+}
+
+/// What the assistant is doing, as a UI shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum State {
+    /// Waiting for (or hearing) the user.
+    Listening,
+    /// The user's turn is final; the reply is being prepared.
+    Thinking,
+    /// The reply is playing.
+    Speaking,
+}
+
+/// Where an interrupted reply was when the user cut in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InterruptedWhile {
+    Thinking,
+    Speaking,
+}
+
+/// Why a reply was interrupted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InterruptCause {
+    /// The user started speaking (barge-in, or push-to-talk pressed).
+    UserSpeech,
+    /// `PipelineHandle::stop_speaking`.
+    StopRequested,
+    /// A newer user turn replaced it before it was spoken.
+    Superseded,
+}
+
+/// Everything a UI (or the CLI, or a test) learns about the conversation, in order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    /// The conversation state changed.
+    State { state: State },
+    /// The user started speaking (after the debounce: a cough never gets here).
+    SpeechStarted,
+    /// The user stopped speaking: the endpointer fired.
+    SpeechStopped,
+    /// A provisional transcript of the utterance in progress.
+    PartialTranscript { text: String },
+    /// The final transcript of an utterance; `turn` is the reply it starts, if any.
+    FinalTranscript { text: String, turn: Option<TurnId> },
+    /// A piece of the assistant's reply text as it streams from the language model.
+    AssistantText { turn: TurnId, text: String },
+    /// The reply's first sample reached the output.
+    AudioStarted { turn: TurnId },
+    /// The whole reply played.
+    AudioFinished { turn: TurnId },
+    /// The reply was cut off; `heard` is what the user actually heard (also what the chat
+    /// history keeps).
+    Interrupted {
+        turn: TurnId,
+        heard: String,
+        during: InterruptedWhile,
+        cause: InterruptCause,
+    },
+    /// The turn's timestamps and latencies, once its audio started.
+    Latency { turn: TurnId, metrics: TurnMetrics },
+    /// Something failed; the loop goes on where it can.
+    Error { message: String },
+}
+
+/// An event with the pipeline-clock time it was emitted at.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Stamped {
+    /// Milliseconds since the pipeline started (its monotonic clock).
+    pub at_ms: f64,
+    #[serde(flatten)]
+    pub event: Event,
+    /// The pipeline stage whose report caused the event (canonical order of simultaneous
+    /// events in simulations).
+    #[serde(skip)]
+    pub(crate) source: u8,
+}

@@ -18,6 +18,9 @@ pub enum PipelineError {
     /// The system refused to start a thread: free resources and retry.
     #[error("cannot start thread: {0}")]
     Spawn(#[from] std::io::Error),
+    /// A turn took longer than allowed: check the engines or raise the timeout.
+    #[error("timed out: {0}")]
+    Timeout(String),
     /// The pipeline stopped before the request could be served.
     #[error("the pipeline has stopped")]
     Stopped,

@@ -60,6 +60,29 @@ pub struct AudioPorts {
     pub clock: Clock,
     /// Cleared when the pipeline stops: backends end their loops.
     pub running: Arc<AtomicBool>,
+    /// Where backends report device trouble.
+    pub errors: ErrorReporter,
+}
+
+/// Lets an audio backend report a lost device or an error as an event.
+#[derive(Clone)]
+pub struct ErrorReporter(Tx<Report>);
+
+impl ErrorReporter {
+    /// The device ("microphone" / "speaker") stopped or disappeared.
+    pub fn device_lost(&self, device: &str, message: &str) {
+        self.0.try_send(Report::DeviceLost {
+            device: device.to_string(),
+            message: message.to_string(),
+        });
+    }
+
+    /// Any other backend error.
+    pub fn error(&self, message: &str) {
+        self.0.try_send(Report::Error {
+            message: message.to_string(),
+        });
+    }
 }
 
 /// Feeds 16 kHz mono microphone audio into the loop in 10 ms frames.
@@ -217,6 +240,7 @@ impl Pipeline {
             first_chunk_turn,
         };
         threads.push(activity.spawn("pocket-tts", move || mouth.run(mouth_rx))?);
+        let errors = ErrorReporter(report_tx.clone());
         let monitor = Monitor {
             state: playback.clone(),
             report: report_tx,
@@ -255,6 +279,7 @@ impl Pipeline {
             output_rate: config.output_rate,
             clock,
             running,
+            errors,
         };
         Ok((Self { handle, threads }, ports))
     }

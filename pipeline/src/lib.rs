@@ -22,7 +22,7 @@ mod types;
 pub use clock::{Clock, ms};
 pub use config::{EndpointConfig, PipelineConfig};
 pub use error::PipelineError;
-pub use handle::{AudioPorts, MicSender, Pipeline, PipelineHandle};
+pub use handle::{AudioPorts, ErrorReporter, MicSender, Pipeline, PipelineHandle};
 pub use metrics::{Report, TurnMetrics};
 pub use types::{Event, InterruptCause, InterruptedWhile, Stamped, State, TurnId};
 

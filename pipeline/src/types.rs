@@ -78,6 +78,8 @@ pub enum Event {
     },
     /// The turn's timestamps and latencies, once its audio started.
     Latency { turn: TurnId, metrics: TurnMetrics },
+    /// An audio device stopped or disappeared (`device`: "microphone" or "speaker").
+    DeviceLost { device: String, message: String },
     /// Something failed; the loop goes on where it can.
     Error { message: String },
 }

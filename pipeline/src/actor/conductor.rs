@@ -208,6 +208,9 @@ impl Conductor {
             }
             Report::PlaybackStopped { epoch, cut } => self.playback_stopped(run, epoch, cut),
             Report::Error { message } => self.emit(run, Event::Error { message }),
+            Report::DeviceLost { device, message } => {
+                self.emit(run, Event::DeviceLost { device, message })
+            }
         }
     }
 

@@ -128,6 +128,10 @@ pub(crate) enum Report {
     Error {
         message: String,
     },
+    DeviceLost {
+        device: String,
+        message: String,
+    },
 }
 
 impl Report {
@@ -144,7 +148,7 @@ impl Report {
             Report::AudioStarted { .. }
             | Report::AudioFinished { .. }
             | Report::PlaybackStopped { .. } => 4,
-            Report::Error { .. } => 5,
+            Report::Error { .. } | Report::DeviceLost { .. } => 5,
         }
     }
 }

@@ -171,8 +171,9 @@ pub struct PlaybackReader {
 }
 
 impl PlaybackReader {
-    /// Fills `out` (mono) with reply audio or silence. Real-time safe.
-    pub fn fill(&mut self, out: &mut [f32]) {
+    /// Fills `out` (mono) with reply audio or silence; returns how many samples at the start of
+    /// `out` are reply audio (the rest is silence). Real-time safe.
+    pub fn fill(&mut self, out: &mut [f32]) -> usize {
         let epoch = self.epoch.load(Ordering::Acquire);
         let st = &*self.state;
         if epoch != self.applied {
@@ -205,7 +206,7 @@ impl PlaybackReader {
                         && st.done_turn.load(Ordering::Relaxed) != epoch;
                     underrun |= playing;
                     out[i..].fill(0.0);
-                    break;
+                    return self.finish_fill(out, i, underrun);
                 }
                 continue;
             }
@@ -217,6 +218,10 @@ impl PlaybackReader {
                 .cur_samples
                 .fetch_add(n as u64, Ordering::Relaxed);
         }
+        self.finish_fill(out, out.len(), underrun)
+    }
+
+    fn finish_fill(&mut self, out: &[f32], audio: usize, underrun: bool) -> usize {
         let st = &*self.state;
         if underrun {
             st.underruns.fetch_add(1, Ordering::Relaxed);
@@ -226,6 +231,7 @@ impl PlaybackReader {
         if let Some(r) = &mut self.reference {
             r.push_slice(out);
         }
+        audio
     }
 
     /// Pops the next frame of the current turn, dropping stale ones.
@@ -282,7 +288,7 @@ mod tests {
         assert!(w.write(1, &audio, &mut || false));
         assert!(w.finish(1, &mut || false));
         let mut out = vec![-1.0; 500];
-        r.fill(&mut out);
+        assert_eq!(r.fill(&mut out), 400);
         assert_eq!(&out[..400], &audio[..]);
         assert!(out[400..].iter().all(|&x| x == 0.0));
         assert_eq!(s.cur_turn.load(Ordering::Relaxed), 1);

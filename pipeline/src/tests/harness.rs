@@ -258,6 +258,7 @@ pub(crate) fn short(e: &Event) -> String {
         Event::Latency { turn, metrics } => {
             format!("latency {} complete={}", turn.0, metrics.is_complete())
         }
+        Event::DeviceLost { device, .. } => format!("device lost {device}"),
         Event::Error { message } => format!("error {message}"),
     }
 }

@@ -1,0 +1,219 @@
+//! Headless audio: a file sink that plays the output at real-time pace or as fast as it comes,
+//! and a conversation driver that plays input clips as the microphone, one turn per clip.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use super::ring::PlaybackReader;
+use crate::PipelineError;
+use crate::handle::{MicSender, PipelineHandle};
+use crate::types::{Event, State};
+
+/// How headless audio is paced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pace {
+    /// 10 ms of audio every 10 ms, like a device.
+    Realtime,
+    /// As fast as the pipeline produces and consumes.
+    Fast,
+}
+
+/// Silence put between two replies in the written output.
+const REPLY_GAP: Duration = Duration::from_millis(300);
+
+/// Collects what the assistant said, reply after reply.
+pub struct FileSink {
+    thread: Option<JoinHandle<Vec<f32>>>,
+    stop: Arc<AtomicBool>,
+}
+
+impl FileSink {
+    /// Starts pulling from `reader` (at `rate` Hz) until [`FileSink::finish`].
+    pub fn spawn(mut reader: PlaybackReader, rate: u32, pace: Pace) -> Result<Self, PipelineError> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::Builder::new()
+            .name("pocket-file-sink".into())
+            .spawn(move || {
+                let block = (rate / 100).max(1) as usize;
+                let mut buf = vec![0.0f32; block];
+                let mut said: Vec<f32> = Vec::new();
+                let mut last_turn = 0u64;
+                let start = Instant::now();
+                let mut blocks = 0u64;
+                while !flag.load(Ordering::Acquire) {
+                    if pace == Pace::Realtime {
+                        blocks += 1;
+                        let due = start + Duration::from_millis(10 * blocks);
+                        let now = Instant::now();
+                        if due > now {
+                            std::thread::sleep(due - now);
+                        }
+                    }
+                    let n = reader.fill(&mut buf);
+                    if n > 0 {
+                        let turn = reader.state().cur_turn.load(Ordering::Acquire);
+                        if turn != last_turn {
+                            if last_turn != 0 {
+                                let gap = rate as usize * REPLY_GAP.as_millis() as usize / 1000;
+                                said.extend(std::iter::repeat_n(0.0, gap));
+                            }
+                            last_turn = turn;
+                        }
+                        said.extend_from_slice(&buf[..n]);
+                    } else if pace == Pace::Fast {
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                }
+                said
+            })?;
+        Ok(Self {
+            thread: Some(thread),
+            stop,
+        })
+    }
+
+    /// Stops and returns everything the assistant said.
+    pub fn finish(mut self) -> Vec<f32> {
+        self.stop.store(true, Ordering::Release);
+        self.thread
+            .take()
+            .and_then(|t| t.join().ok())
+            .unwrap_or_default()
+    }
+}
+
+impl Drop for FileSink {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Release);
+    }
+}
+
+/// How one input clip's turn ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TurnOutcome {
+    /// The assistant answered (its audio played to the end).
+    Answered,
+    /// Speech was heard but the transcript was empty, or the reply had nothing to say.
+    NoReply,
+    /// No speech was detected in the clip.
+    NoSpeech,
+}
+
+/// Plays `clips` (16 kHz mono) as the microphone, one turn per clip: each clip, then silence
+/// until the assistant's reply has played, then the next. Returns each turn's outcome.
+pub fn converse(
+    mic: &mut MicSender,
+    handle: &PipelineHandle,
+    clips: &[Vec<f32>],
+    pace: Pace,
+    turn_timeout: Duration,
+) -> Result<Vec<TurnOutcome>, PipelineError> {
+    let events = handle.subscribe();
+    let silence = [0.0f32; 160];
+    let mut outcomes = Vec::new();
+    for clip in clips {
+        // Drain what earlier turns left behind.
+        while events.try_recv().is_ok() {}
+        let mut feeder = Feeder::new(pace);
+        for chunk in clip.chunks(160) {
+            feeder.feed(mic, chunk)?;
+        }
+        // Then silence until the turn is over.
+        let started = Instant::now();
+        let mut heard_speech = false;
+        let mut replying = false;
+        let mut trailing = Duration::ZERO;
+        let outcome = loop {
+            if started.elapsed() > turn_timeout {
+                return Err(PipelineError::Timeout(format!(
+                    "turn {} did not finish within {} s",
+                    outcomes.len() + 1,
+                    turn_timeout.as_secs()
+                )));
+            }
+            // Fast pace: enough silence for the endpointer, then just wait.
+            if pace == Pace::Realtime || trailing < Duration::from_millis(1500) {
+                feeder.feed(mic, &silence)?;
+                trailing += Duration::from_millis(10);
+            }
+            let wait = if pace == Pace::Realtime || trailing < Duration::from_millis(1500) {
+                Duration::ZERO
+            } else {
+                Duration::from_millis(20)
+            };
+            let mut done = None;
+            let mut next = events.recv_timeout(wait).ok();
+            while let Some(ev) = next {
+                match ev.event {
+                    Event::SpeechStarted => heard_speech = true,
+                    Event::FinalTranscript { turn: None, .. } => done = Some(TurnOutcome::NoReply),
+                    Event::FinalTranscript { turn: Some(_), .. } => replying = true,
+                    Event::AudioFinished { .. } => done = Some(TurnOutcome::Answered),
+                    Event::State {
+                        state: State::Listening,
+                    } if replying => {
+                        done.get_or_insert(TurnOutcome::NoReply);
+                    }
+                    _ => {}
+                }
+                next = events.try_recv().ok();
+            }
+            if let Some(o) = done {
+                break o;
+            }
+            // No speech in the clip: nothing is coming (the endpointer had its silence and
+            // more; in fast pace, a second of wall time passed after it).
+            let waited = started.elapsed() > Duration::from_secs(1);
+            if !heard_speech && trailing >= Duration::from_millis(1500) && waited {
+                break TurnOutcome::NoSpeech;
+            }
+        };
+        outcomes.push(outcome);
+        for _ in 0..30 {
+            feeder.feed(mic, &silence)?;
+        }
+    }
+    Ok(outcomes)
+}
+
+/// Pushes audio at the chosen pace.
+struct Feeder {
+    pace: Pace,
+    start: Instant,
+    fed: u64,
+}
+
+impl Feeder {
+    fn new(pace: Pace) -> Self {
+        Self {
+            pace,
+            start: Instant::now(),
+            fed: 0,
+        }
+    }
+
+    fn feed(&mut self, mic: &mut MicSender, samples: &[f32]) -> Result<(), PipelineError> {
+        match self.pace {
+            Pace::Realtime => {
+                self.fed += samples.len() as u64;
+                let due = self.start + Duration::from_micros(self.fed * 1_000_000 / 16_000);
+                let now = Instant::now();
+                if due > now {
+                    std::thread::sleep(due - now);
+                }
+                mic.push(samples);
+                Ok(())
+            }
+            Pace::Fast => {
+                if mic.push_blocking(samples) {
+                    Ok(())
+                } else {
+                    Err(PipelineError::Stopped)
+                }
+            }
+        }
+    }
+}

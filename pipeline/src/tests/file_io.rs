@@ -1,0 +1,85 @@
+//! The headless path on mock engines and the real clock: clips played as the microphone through
+//! `converse`, the reply collected by the file sink, and a complete latency report.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use super::mocks::{MockChat, MockSpeaker, MockTranscriber, noise};
+use crate::audio::file::{FileSink, Pace, TurnOutcome, converse};
+use crate::clock::Clock;
+use crate::config::PipelineConfig;
+use crate::engines::Engines;
+use crate::engines::energy::EnergyDetector;
+use crate::engines::segment::ClauseSegmenter;
+use crate::handle::Pipeline;
+
+#[test]
+fn converse_fast_writes_replies_and_a_complete_report() {
+    let chat_clock = Clock::real();
+    let engines = Engines {
+        detector: Box::new(EnergyDetector::new(-40.0)),
+        transcriber: Box::new(MockTranscriber {
+            finals: ["hello", "", "how are you"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            samples: 0,
+            heard_samples: Arc::new(Mutex::new(Vec::new())),
+        }),
+        chat: Box::new(MockChat {
+            replies: vec![vec!["Hi there,", " friend."], vec!["Fine,", " thanks."]].into(),
+            piece_delay: Duration::from_millis(5),
+            clock: chat_clock,
+            log: Arc::new(Mutex::new(Vec::new())),
+        }),
+        segmenter: Box::new(ClauseSegmenter::new()),
+        speaker: Box::new(MockSpeaker { seed: 3 }),
+    };
+    let config = PipelineConfig {
+        output_rate: 24_000,
+        echo_cancel: false,
+        ..PipelineConfig::default()
+    };
+    let (pipeline, ports) = Pipeline::start(engines, config).expect("starts");
+    let handle = pipeline.handle();
+    let sink = FileSink::spawn(ports.speaker, ports.output_rate, Pace::Fast).expect("sink");
+    let mut mic = ports.mic;
+    let mut seed = 11;
+    let speech = noise(&mut seed, 16_000, 0.3);
+    let quiet = vec![0.0f32; 8000];
+    let clips = vec![speech.clone(), speech.clone(), quiet, speech];
+    let outcomes = converse(
+        &mut mic,
+        &handle,
+        &clips,
+        Pace::Fast,
+        Duration::from_secs(30),
+    )
+    .expect("turns");
+    assert_eq!(
+        outcomes,
+        vec![
+            TurnOutcome::Answered,
+            TurnOutcome::NoReply,
+            TurnOutcome::NoSpeech,
+            TurnOutcome::Answered
+        ]
+    );
+    let said = sink.finish();
+    // "Hi there, friend." + "Fine, thanks." = 30 characters at 10 ms each, plus a 300 ms gap.
+    let expect = (30 * 10 + 300) * 24;
+    assert!(
+        said.len().abs_diff(expect) < 2400,
+        "{} vs {expect}",
+        said.len()
+    );
+    let report = handle.report();
+    assert_eq!(report.turns.len(), 2);
+    for t in &report.turns {
+        assert!(t.metrics.is_complete(), "{t:?}");
+        assert!(t.response_latency_ms.is_some_and(|l| l >= 0.0));
+    }
+    assert_eq!(report.turns[1].user_text, "how are you");
+    drop(mic);
+    pipeline.shutdown();
+}

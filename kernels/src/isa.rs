@@ -1,0 +1,65 @@
+//! Run-time choice of the instruction set the kernels use. The binary is built for plain
+//! x86-64 / aarch64; the fastest kernels the CPU supports are picked once, at first use.
+
+use std::sync::OnceLock;
+
+/// Kernel families. Each SIMD family has a scalar twin and parity tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Isa {
+    /// Portable Rust, the reference for every kernel.
+    Scalar,
+    /// x86-64 with AVX2, FMA and F16C.
+    Avx2,
+    /// aarch64 with NEON (always present on aarch64).
+    Neon,
+    /// aarch64 with NEON and the dot-product extension (`sdot`).
+    NeonDot,
+}
+
+impl Isa {
+    /// The best family this CPU runs. The environment variable `POCKET_KERNELS=scalar`
+    /// forces the scalar kernels (for debugging and comparisons).
+    pub fn detect() -> Isa {
+        static ISA: OnceLock<Isa> = OnceLock::new();
+        *ISA.get_or_init(|| {
+            if std::env::var("POCKET_KERNELS").is_ok_and(|v| v.eq_ignore_ascii_case("scalar")) {
+                return Isa::Scalar;
+            }
+            Isa::best_supported()
+        })
+    }
+
+    /// The best family the CPU supports, ignoring the environment.
+    pub fn best_supported() -> Isa {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma")
+                && std::arch::is_x86_feature_detected!("f16c")
+            {
+                return Isa::Avx2;
+            }
+        }
+        #[cfg(target_arch = "aarch64")]
+        {
+            if std::arch::is_aarch64_feature_detected!("dotprod") {
+                return Isa::NeonDot;
+            }
+            return Isa::Neon;
+        }
+        #[allow(unreachable_code)]
+        Isa::Scalar
+    }
+
+    /// Every family this CPU can run (the scalar one first); parity tests walk this list.
+    pub fn available() -> Vec<Isa> {
+        let mut v = vec![Isa::Scalar];
+        match Isa::best_supported() {
+            Isa::Avx2 => v.push(Isa::Avx2),
+            Isa::Neon => v.push(Isa::Neon),
+            Isa::NeonDot => v.extend([Isa::Neon, Isa::NeonDot]),
+            Isa::Scalar => {}
+        }
+        v
+    }
+}

@@ -11,6 +11,9 @@ pub struct SegmenterConfig {
     /// The first piece of a turn may end at a clause mark (`, ; : —`) once it has this many
     /// words; a sentence end always ends it.
     pub first_min_words: usize,
+    /// When the first piece has this many words and still no clause mark, it ends before the
+    /// next phrase-opening word (`and`, `but`, `to`, `with`, …); 0 turns this off.
+    pub first_max_words: usize,
     /// No piece is longer than this (bytes): a longer run is cut at its last space, so
     /// synthesis latency stays bounded on text without punctuation.
     pub max_chars: usize,
@@ -19,7 +22,8 @@ pub struct SegmenterConfig {
 impl Default for SegmenterConfig {
     fn default() -> Self {
         SegmenterConfig {
-            first_min_words: 3,
+            first_min_words: 1,
+            first_max_words: 8,
             max_chars: 240,
         }
     }
@@ -37,6 +41,7 @@ impl Segmenter {
     pub fn new(cfg: SegmenterConfig) -> Self {
         let cfg = SegmenterConfig {
             first_min_words: cfg.first_min_words,
+            first_max_words: cfg.first_max_words,
             max_chars: cfg.max_chars.max(16),
         };
         Segmenter {
@@ -151,6 +156,14 @@ fn find_boundary(text: &str, first: bool, cfg: &SegmenterConfig) -> Option<usize
         }
         let next = iter.peek().map(|&(_, n)| n);
         if c.is_whitespace() {
+            if in_word
+                && first
+                && cfg.first_max_words > 0
+                && words > cfg.first_max_words
+                && opens_phrase(&text[word_start..i])
+            {
+                return Some(word_start);
+            }
             in_word = false;
             if c == '\n' {
                 if text[..i].chars().any(char::is_alphanumeric) {
@@ -186,6 +199,16 @@ fn find_boundary(text: &str, first: bool, cfg: &SegmenterConfig) -> Option<usize
         }
     }
     None
+}
+
+/// Words that open a phrase: a natural place to end a long first piece before them.
+fn opens_phrase(word: &str) -> bool {
+    const WORDS: [&str; 24] = [
+        "and", "but", "or", "so", "because", "which", "that", "who", "when", "where", "while",
+        "if", "to", "for", "with", "in", "on", "at", "from", "about", "into", "than", "after",
+        "before",
+    ];
+    WORDS.iter().any(|w| w.eq_ignore_ascii_case(word))
 }
 
 /// Cuts before the word that crosses `limit`, or at `limit` when there is no space.
@@ -241,8 +264,8 @@ mod tests {
         assert_eq!(
             out,
             vec![
-                "Sure, the weather today is sunny,",
-                "with a high of 72.",
+                "Sure,",
+                "the weather today is sunny, with a high of 72.",
                 "Tomorrow, it rains.",
                 "Bring a coat!"
             ]
@@ -250,10 +273,33 @@ mod tests {
     }
 
     #[test]
+    fn a_long_first_clause_ends_before_a_phrase_opening_word() {
+        let out = run(&[
+            "The quick brown fox jumped over the lazy dog and then ran into the woods to hide.",
+        ]);
+        assert_eq!(
+            out,
+            vec![
+                "The quick brown fox jumped over the lazy dog",
+                "and then ran into the woods to hide."
+            ]
+        );
+        // Only the first piece is cut that way.
+        let out = run(&["Yes. The quick brown fox jumped over the lazy dog and then ran."]);
+        assert_eq!(out.len(), 2);
+    }
+
+    #[test]
     fn first_piece_comes_before_the_sentence_ends() {
-        let mut s = Segmenter::new(SegmenterConfig::default());
+        let cfg = SegmenterConfig {
+            first_min_words: 3,
+            ..SegmenterConfig::default()
+        };
+        let mut s = Segmenter::new(cfg);
         assert!(s.push("Well, I think that").is_empty());
         assert_eq!(s.push(" you, my friend,"), vec!["Well, I think that you,"]);
+        let mut s = Segmenter::new(SegmenterConfig::default());
+        assert_eq!(s.push("Well, I think"), vec!["Well,"]);
     }
 
     #[test]
@@ -311,7 +357,7 @@ mod tests {
         assert!(s.push("One two three four, five").len() == 1);
         s.reset();
         assert!(!s.has_pending());
-        assert_eq!(s.push("Aa bb cc dd, ee"), vec!["Aa bb cc dd,"]);
+        assert_eq!(s.push("Aa bb cc dd, ee, ff"), vec!["Aa bb cc dd,"]);
         assert_eq!(run(&["*** --- !!! "]), Vec::<String>::new());
         assert_eq!(run(&[""]), Vec::<String>::new());
     }

@@ -27,9 +27,10 @@ fn speaks_a_reply_first_clause_first() {
             },
         )
         .expect("synthesize");
-    // "Sure, I can help with that." is one piece; the train sentence another.
-    assert_eq!(chunks.len(), 2, "{chunks:?}");
-    assert_eq!(stats.chunks, 2);
+    // "Sure," comes first on its own, then each sentence.
+    assert_eq!(chunks.len(), 3, "{chunks:?}");
+    assert_eq!(stats.chunks, 3);
+    assert!(chunks[0] < chunks[1] && chunks[0] < chunks[2], "{chunks:?}");
     assert_eq!(stats.samples, all.len());
     let secs = all.len() as f64 / 22050.0;
     assert!((3.0..9.0).contains(&secs), "{secs} s of audio");

@@ -39,6 +39,9 @@ pub struct DeviceStats {
     pub output_lost: AtomicBool,
     /// Other stream errors (e.g. backend hiccups) that did not stop the stream.
     pub stream_errors: AtomicU64,
+    /// Callback-to-speaker delay the backend reports (µs): audio handed over in a callback is
+    /// heard this much later, so a barge-in's silence is too.
+    pub output_latency_us: AtomicU64,
 }
 
 impl DeviceStats {
@@ -212,9 +215,15 @@ where
     let channels = cfg.channels.max(1) as usize;
     let mut mono = vec![0.0f32; SCRATCH];
     let lost = stats.clone();
+    let st = stats.clone();
     dev.build_output_stream(
         cfg,
-        move |data: &mut [T], _| {
+        move |data: &mut [T], info: &cpal::OutputCallbackInfo| {
+            let ts = info.timestamp();
+            if let Some(d) = ts.playback.duration_since(&ts.callback) {
+                st.output_latency_us
+                    .store(d.as_micros() as u64, Ordering::Relaxed);
+            }
             for block in data.chunks_mut(SCRATCH * channels) {
                 let frames = block.len() / channels;
                 let m = &mut mono[..frames];

@@ -1,6 +1,7 @@
 //! Scripted scenario tests: the whole pipeline on mock engines, driven tick by tick on a virtual
 //! clock (no sleeps, deterministic), asserting the exact event sequence.
 
+mod device;
 mod file_io;
 mod harness;
 mod mocks;

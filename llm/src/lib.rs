@@ -7,3 +7,4 @@ mod error;
 pub use error::LlmError;
 
 pub mod gguf;
+pub mod tokenizer;

@@ -1,0 +1,92 @@
+//! Token ids identical to llama.cpp's on a mixed corpus, for SmolLM2 (49K vocab, `smollm`
+//! pre-tokenizer) and Qwen2.5 (151K vocab, `qwen2`). Golden ids were recorded with
+//! `llm/tests/golden/make_tokenizer_golden.py` (llama-tokenize).
+
+use pocket_assets::{Store, ids};
+use pocket_llm::gguf::GgufFile;
+use pocket_llm::tokenizer::{StreamDecoder, Tokenizer};
+
+fn corpus() -> Vec<String> {
+    let text = include_str!("golden/tokenizer_corpus.json");
+    serde_json::from_str(text).expect("corpus json")
+}
+
+fn golden(text: &str) -> Vec<Vec<u32>> {
+    let v: serde_json::Value = serde_json::from_str(text).expect("golden json");
+    serde_json::from_value(v["ids"].clone()).expect("ids")
+}
+
+fn tokenizer(id: &str, file: &str) -> Tokenizer {
+    let store = Store::open_default().expect("asset store");
+    let path = store.require_file(id, file).expect("model installed");
+    let gguf = GgufFile::open(path).expect("gguf");
+    let t0 = std::time::Instant::now();
+    let tok = Tokenizer::from_gguf(&gguf).expect("tokenizer");
+    eprintln!("{id}: tokenizer built in {:?}", t0.elapsed());
+    tok
+}
+
+fn check_parity(tok: &Tokenizer, expected: &[Vec<u32>]) {
+    let corpus = corpus();
+    assert_eq!(
+        corpus.len(),
+        expected.len(),
+        "golden file matches the corpus"
+    );
+    let mut failures = Vec::new();
+    for (text, want) in corpus.iter().zip(expected) {
+        let got = tok.encode(text, true);
+        if &got != want {
+            failures.push(format!(
+                "{text:?}\n  llama.cpp {want:?}\n  ours      {got:?}"
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} texts differ:\n{}",
+        failures.len(),
+        corpus.len(),
+        failures.join("\n")
+    );
+}
+
+/// Decoding llama.cpp's ids gives the text back (control tokens aside), and streaming the
+/// ids one by one gives the same text in whole characters.
+fn check_decode(tok: &Tokenizer, expected: &[Vec<u32>]) {
+    for (text, ids) in corpus().iter().zip(expected) {
+        let full = tok.decode_with(ids, true).expect("decode");
+        assert_eq!(&full, text);
+        let mut d = StreamDecoder::with_special();
+        let mut streamed = String::new();
+        for &id in ids {
+            streamed.push_str(d.push(tok, id).expect("valid id"));
+        }
+        streamed.push_str(d.flush());
+        assert_eq!(&streamed, text);
+    }
+}
+
+#[test]
+fn smollm2_matches_llama_cpp() {
+    let tok = tokenizer(ids::SMOLLM2, ids::SMOLLM2_FILE);
+    assert_eq!(tok.vocab_size(), 49_152);
+    let expected = golden(include_str!("golden/tokenizer_smollm2.json"));
+    check_parity(&tok, &expected);
+    check_decode(&tok, &expected);
+    let im_end = tok.token_id("<|im_end|>").expect("im_end");
+    assert!(tok.is_eog(im_end) && tok.is_eog(tok.eos().expect("eos")));
+}
+
+#[test]
+fn qwen25_matches_llama_cpp() {
+    let tok = tokenizer(ids::QWEN25_CODER, ids::QWEN25_CODER_FILE);
+    assert_eq!(tok.vocab_size(), 151_936);
+    let expected = golden(include_str!("golden/tokenizer_qwen25.json"));
+    check_parity(&tok, &expected);
+    check_decode(&tok, &expected);
+    assert!(
+        tok.is_eog(151_645) && tok.is_eog(151_643),
+        "<|im_end|> and <|endoftext|>"
+    );
+}

@@ -124,10 +124,8 @@ impl<'a> Weights<'a> {
         match self.layout {
             Layout::Rows => crate::quant::dequantize_row(self.dtype, self.row(r), out),
             Layout::X8 => {
-                let rb = self.data.len() / self.rows;
-                let mut row = vec![0u8; rb];
-                repack::unpack_row_x8(self.dtype, self.cols, self.data, r, &mut row);
-                crate::quant::dequantize_row(self.dtype, &row, out)
+                repack::dequantize_row_x8(self.dtype, self.cols, self.data, r, out);
+                Ok(())
             }
         }
     }
@@ -496,6 +494,21 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn interleaved_rows_dequantize_like_the_original() {
+        let x = Rng(8).vec(16 * 64, 1.0);
+        let bytes = quantize_bytes(DType::Q4_1, &x).expect("q");
+        let w = Weights::new(DType::Q4_1, 16, 64, &bytes).expect("w");
+        let packed = crate::repack::repack_x8(DType::Q4_1, 16, 64, &bytes).expect("repack");
+        let p = Weights::x8(DType::Q4_1, 16, 64, packed.as_slice()).expect("x8");
+        let (mut a, mut b) = (vec![0.0; 64], vec![0.0; 64]);
+        for r in 0..16 {
+            w.dequantize_row(r, &mut a).expect("row");
+            p.dequantize_row(r, &mut b).expect("row");
+            assert_eq!(a, b);
         }
     }
 

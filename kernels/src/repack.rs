@@ -123,7 +123,18 @@ pub(crate) fn q4_1x8_block(group_block: &[u8], r: usize) -> BlockQ4_1 {
     }
 }
 
-/// Row `r` of an x8 matrix back in GGML's row-major bytes (for embedding lookups).
+/// Row `r` of an x8 matrix as f32 (embedding lookups), without allocating.
+pub(crate) fn dequantize_row_x8(dtype: DType, cols: usize, data: &[u8], r: usize, out: &mut [f32]) {
+    debug_assert!(has_x8(dtype));
+    let nb = cols / 32;
+    let (g, rr) = (r / GROUP, r % GROUP);
+    for (b, o) in out.chunks_exact_mut(32).enumerate().take(nb) {
+        let gb = &data[(g * nb + b) * 160..(g * nb + b + 1) * 160];
+        crate::quant::QuantBlock::dequantize(&q4_1x8_block(gb, rr), o);
+    }
+}
+
+/// Row `r` of an x8 matrix back in GGML's row-major bytes.
 pub(crate) fn unpack_row_x8(dtype: DType, cols: usize, data: &[u8], r: usize, out: &mut [u8]) {
     debug_assert!(has_x8(dtype));
     let nb = cols / 32;

@@ -7,4 +7,5 @@ mod error;
 pub use error::LlmError;
 
 pub mod gguf;
+pub mod sampler;
 pub mod tokenizer;

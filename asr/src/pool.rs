@@ -94,8 +94,16 @@ impl ThreadPool {
         }
         self.shared.wake.notify_all();
         f(0);
+        // Spin while the workers are likely running; yield once they are probably descheduled
+        // (a busy machine), so the caller does not burn the time slice they need.
+        let mut spins = 0usize;
         while self.shared.pending.load(Ordering::Acquire) != 0 {
-            std::hint::spin_loop();
+            if spins < SPIN {
+                spins += 1;
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
         }
         *self.shared.job.lock().unwrap_or_else(|e| e.into_inner()) = None;
     }

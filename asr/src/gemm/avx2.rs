@@ -147,3 +147,22 @@ pub unsafe fn dot_q8(w: &[BlockQ8], x: &[f32]) -> f32 {
     }
     hsum(acc)
 }
+
+/// # Safety
+/// The CPU must support AVX2, FMA and F16C.
+#[target_feature(enable = "avx2,fma,f16c")]
+pub unsafe fn axpy(a: f32, x: &[f32], y: &mut [f32]) {
+    let n = x.len().min(y.len());
+    let av = _mm256_set1_ps(a);
+    let mut i = 0;
+    while i + 8 <= n {
+        // SAFETY: i + 8 <= n bounds both slices.
+        unsafe {
+            let yv = _mm256_loadu_ps(y.as_ptr().add(i));
+            let r = _mm256_fmadd_ps(av, _mm256_loadu_ps(x.as_ptr().add(i)), yv);
+            _mm256_storeu_ps(y.as_mut_ptr().add(i), r);
+        }
+        i += 8;
+    }
+    super::scalar::axpy(a, &x[i..n], &mut y[i..n]);
+}

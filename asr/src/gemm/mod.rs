@@ -367,3 +367,28 @@ fn dot_row(isa: Isa, w: View<'_>, j: usize, k: usize, x: &[f32]) -> f32 {
 
 #[cfg(test)]
 mod tests;
+
+/// Row `j` of a weight matrix as f32 (embedding lookup).
+pub fn row_f32(isa: Isa, w: &Matrix, j: usize, out: &mut [f32]) {
+    load_row(isa, w.view(), j, w.k, 0, &mut out[..w.k]);
+}
+
+/// Dot product of two f32 slices.
+pub fn dot(isa: Isa, a: &[f32], b: &[f32]) -> f32 {
+    match isa {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: Avx2 is only returned by `detect` when the features are present.
+        Isa::Avx2 => unsafe { avx2::dot_f32(a, b) },
+        Isa::Scalar => scalar::dot_f32(a, b),
+    }
+}
+
+/// `y += a * x`.
+pub fn axpy(isa: Isa, a: f32, x: &[f32], y: &mut [f32]) {
+    match isa {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: Avx2 is only returned by `detect` when the features are present.
+        Isa::Avx2 => unsafe { avx2::axpy(a, x, y) },
+        Isa::Scalar => scalar::axpy(a, x, y),
+    }
+}

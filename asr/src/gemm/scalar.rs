@@ -60,3 +60,9 @@ pub fn dot_q8(w: &[BlockQ8], x: &[f32]) -> f32 {
         })
         .sum()
 }
+
+pub fn axpy(a: f32, x: &[f32], y: &mut [f32]) {
+    for (o, &v) in y.iter_mut().zip(x) {
+        *o += a * v;
+    }
+}

@@ -1,0 +1,75 @@
+//! Recognizer configuration, validated once at load.
+
+use crate::error::AsrError;
+use crate::gemm::WeightFormat;
+use crate::mel::SAMPLE_RATE;
+
+/// Settings of a [`crate::Recognizer`]; `Default` gives the measured defaults.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecognizerConfig {
+    /// Compute threads (the calling thread counts as one).
+    pub threads: usize,
+    /// How fp16 weights are held: Q8_0 (default, requantized at load) or F16 as stored.
+    pub weight_format: WeightFormat,
+    /// Language code for multilingual models (`"en"`, `"de"`, ...); `None` means English.
+    pub language: Option<String>,
+    /// The encoder runs on the audio length; inputs shorter than this are padded with
+    /// silence up to it (Whisper itself always pads to 30 s).
+    pub min_input_ms: u32,
+    /// Silence appended after the audio before encoding.
+    pub tail_pad_ms: u32,
+    /// Whisper's no-speech rule: text is dropped when `no_speech_prob` is above this...
+    pub no_speech_threshold: f32,
+    /// ...and the average token log-probability is below this.
+    pub logprob_threshold: f32,
+    /// Cap on decoded tokens per second of audio (plus 8), against runaway repetition.
+    pub max_tokens_per_second: f64,
+    /// Voice activity detection and endpointing of streams.
+    pub endpoint: crate::endpoint::EndpointConfig,
+    /// How often a stream re-decodes its audio for a partial result, in ms of audio.
+    pub partial_interval_ms: u32,
+}
+
+impl Default for RecognizerConfig {
+    fn default() -> Self {
+        Self {
+            threads: 2,
+            weight_format: WeightFormat::Q8_0,
+            language: None,
+            min_input_ms: 0,
+            tail_pad_ms: 0,
+            no_speech_threshold: 0.6,
+            logprob_threshold: -1.0,
+            max_tokens_per_second: 12.0,
+            endpoint: Default::default(),
+            partial_interval_ms: 500,
+        }
+    }
+}
+
+impl RecognizerConfig {
+    pub fn validate(&self) -> Result<(), AsrError> {
+        let bad = |s: &str| Err(AsrError::BadConfig(s.to_string()));
+        if self.threads == 0 || self.threads > 256 {
+            return bad("threads must be 1..=256");
+        }
+        if self.min_input_ms > 30_000 || self.tail_pad_ms > 10_000 {
+            return bad("min_input_ms must be at most 30000 and tail_pad_ms at most 10000");
+        }
+        if self.max_tokens_per_second.is_nan() || self.max_tokens_per_second <= 0.0 {
+            return bad("max_tokens_per_second must be positive");
+        }
+        if self.partial_interval_ms < 100 {
+            return bad("partial_interval_ms must be at least 100");
+        }
+        self.endpoint.validate()
+    }
+
+    pub(crate) fn min_input_samples(&self) -> usize {
+        self.min_input_ms as usize * SAMPLE_RATE / 1000
+    }
+
+    pub(crate) fn tail_pad_samples(&self) -> usize {
+        self.tail_pad_ms as usize * SAMPLE_RATE / 1000
+    }
+}

@@ -1,0 +1,212 @@
+//! The shared [`Recognizer`]: loads a Whisper folder once, transcribes whole clips, and hands
+//! out per-utterance streams.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use crate::config::RecognizerConfig;
+use crate::error::AsrError;
+use crate::mel::SAMPLE_RATE;
+use crate::stream::AsrStream;
+use crate::whisper::{Padding, Session, StageTimes, Whisper};
+
+/// Result of recognizing one utterance (or one clip).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct Transcript {
+    /// Recognized text, trimmed; empty when no speech was found.
+    pub text: String,
+    /// Probability of `<|nospeech|>` at the first step (highest over windows of a long clip).
+    pub no_speech_prob: f32,
+    /// Average log-probability of the decoded tokens.
+    pub avg_logprob: f32,
+    /// True when the no-speech rule dropped the decoded text.
+    pub is_silence: bool,
+    /// Text token ids.
+    pub tokens: Vec<u32>,
+    /// Seconds of audio recognized.
+    pub audio_secs: f64,
+    pub timings: Timings,
+}
+
+/// Where the time went, in milliseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct Timings {
+    pub mel_ms: f64,
+    /// Encoder plus the decoder's cross-attention keys/values.
+    pub encoder_ms: f64,
+    pub decoder_ms: f64,
+    pub total_ms: f64,
+    /// Decoder passes (prompt pass + sequential steps).
+    pub decoder_passes: usize,
+    /// Tokens taken from the previous partial result without a sequential step.
+    pub draft_accepted: usize,
+    /// Samples replaced because they were NaN/infinite, or clamped to [-1, 1].
+    pub repaired_samples: usize,
+}
+
+impl Timings {
+    fn add(&mut self, s: StageTimes) {
+        self.mel_ms += s.mel_ms;
+        self.encoder_ms += s.encoder_ms;
+        self.decoder_ms += s.decoder_ms;
+    }
+}
+
+/// Immutable model + configuration, shared with `Arc` by every stream.
+#[derive(Debug)]
+pub struct Recognizer {
+    pub(crate) model: Whisper,
+    pub(crate) cfg: RecognizerConfig,
+    prompt: Vec<u32>,
+    sot_index: usize,
+    sessions: Mutex<Vec<Session>>,
+}
+
+impl Recognizer {
+    /// Loads a CTranslate2 Whisper folder (`model.bin`, `vocabulary.txt`, `config.json`).
+    pub fn load(model_dir: &Path, cfg: RecognizerConfig) -> Result<Arc<Self>, AsrError> {
+        cfg.validate()?;
+        let model = Whisper::load(model_dir, cfg.weight_format, cfg.threads)?;
+        let (prompt, sot_index) = model.prompt(cfg.language.as_deref())?;
+        Ok(Arc::new(Self {
+            model,
+            cfg,
+            prompt,
+            sot_index,
+            sessions: Mutex::new(Vec::new()),
+        }))
+    }
+
+    pub fn config(&self) -> &RecognizerConfig {
+        &self.cfg
+    }
+
+    /// Bytes held by the weights.
+    pub fn weight_bytes(&self) -> usize {
+        self.model.weights.size_bytes()
+    }
+
+    /// A new streaming recognizer for one utterance at a time.
+    pub fn stream(self: &Arc<Self>) -> AsrStream {
+        AsrStream::new(Arc::clone(self))
+    }
+
+    /// Recognizes a whole clip of 16 kHz mono samples. Clips longer than the model's 30 s
+    /// window are cut at the quietest point near each window end and decoded window by window.
+    pub fn transcribe(&self, samples_16k_mono: &[f32]) -> Result<Transcript, AsrError> {
+        if samples_16k_mono.is_empty() {
+            return Err(AsrError::BadAudio("no samples (empty audio)".into()));
+        }
+        let mut session = self.take_session();
+        let t0 = Instant::now();
+        let mut clean = Vec::with_capacity(samples_16k_mono.len());
+        let repaired = crate::audio::sanitize_into(samples_16k_mono, &mut clean);
+        let window = self.max_window_samples();
+        let mut out = Transcript {
+            audio_secs: clean.len() as f64 / SAMPLE_RATE as f64,
+            ..Default::default()
+        };
+        let mut start = 0;
+        let mut texts = Vec::new();
+        let mut first = true;
+        while start < clean.len() {
+            let end = crate::audio::cut_point(&clean, start, window);
+            let r = self.decode_window(&mut session, &clean[start..end], &[])?;
+            out.timings.add(r.1);
+            out.timings.decoder_passes += r.0.timings.decoder_passes;
+            if first || r.0.no_speech_prob > out.no_speech_prob {
+                out.no_speech_prob = r.0.no_speech_prob;
+            }
+            if first {
+                out.avg_logprob = r.0.avg_logprob;
+                out.is_silence = r.0.is_silence;
+            } else {
+                out.is_silence &= r.0.is_silence;
+            }
+            first = false;
+            if !r.0.text.is_empty() {
+                texts.push(r.0.text);
+            }
+            out.tokens.extend(r.0.tokens);
+            start = end;
+        }
+        out.text = texts.join(" ");
+        out.timings.total_ms = t0.elapsed().as_secs_f64() * 1e3;
+        out.timings.repaired_samples = repaired;
+        self.put_session(session);
+        Ok(out)
+    }
+
+    /// Longest window the encoder takes, after the configured tail padding.
+    pub(crate) fn max_window_samples(&self) -> usize {
+        let full = self.model.weights.dims.audio_ctx * 2 * crate::mel::HOP;
+        full.saturating_sub(self.cfg.tail_pad_samples())
+            .max(SAMPLE_RATE)
+    }
+
+    /// Decodes one window (at most 30 s of clean samples), applying the no-speech rule.
+    pub(crate) fn decode_window(
+        &self,
+        session: &mut Session,
+        samples: &[f32],
+        draft: &[u32],
+    ) -> Result<(Transcript, StageTimes), AsrError> {
+        let pad = Padding {
+            min_samples: self.cfg.min_input_samples(),
+            tail_samples: self.cfg.tail_pad_samples(),
+        };
+        let secs = samples.len() as f64 / SAMPLE_RATE as f64;
+        let max_tokens = (self.cfg.max_tokens_per_second * secs).ceil() as usize + 8;
+        let (d, st) = session.run(
+            &self.model,
+            samples,
+            pad,
+            &self.prompt,
+            self.sot_index,
+            draft,
+            max_tokens,
+        );
+        let silence = d.no_speech_prob > self.cfg.no_speech_threshold
+            && d.avg_logprob < self.cfg.logprob_threshold;
+        let text = if silence {
+            String::new()
+        } else {
+            self.model.vocab.decode(&d.tokens).trim().to_string()
+        };
+        let t = Transcript {
+            text,
+            no_speech_prob: d.no_speech_prob,
+            avg_logprob: d.avg_logprob,
+            is_silence: silence,
+            tokens: if silence { Vec::new() } else { d.tokens },
+            audio_secs: secs,
+            timings: Timings {
+                mel_ms: st.mel_ms,
+                encoder_ms: st.encoder_ms,
+                decoder_ms: st.decoder_ms,
+                total_ms: st.mel_ms + st.encoder_ms + st.decoder_ms,
+                decoder_passes: d.passes,
+                draft_accepted: d.draft_accepted,
+                repaired_samples: 0,
+            },
+        };
+        Ok((t, st))
+    }
+
+    pub(crate) fn take_session(&self) -> Session {
+        let cached = self
+            .sessions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .pop();
+        cached.unwrap_or_else(|| Session::new(&self.model))
+    }
+
+    pub(crate) fn put_session(&self, s: Session) {
+        let mut v = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
+        if v.len() < 2 {
+            v.push(s);
+        }
+    }
+}

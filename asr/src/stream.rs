@@ -1,0 +1,332 @@
+//! Per-utterance streaming recognition, shaped like sherpa-onnx's online stream: `accept`
+//! audio, poll `is_endpoint`, read `partial` results while the user speaks, `finish` for
+//! the final transcript, `reset` for the next utterance.
+//!
+//! Audio goes through the VAD and endpointer as it arrives. Only audio from shortly before
+//! speech start is kept, and an utterance is cut at `max_utterance_ms`, so memory stays
+//! bounded on endless input. While speech goes on, the utterance is re-decoded every
+//! `partial_interval_ms` of new audio; the last partial's tokens are then verified as a draft
+//! by the final decode in one batched decoder pass.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::endpoint::{EndpointEvent, Endpointer};
+use crate::error::AsrError;
+use crate::mel::SAMPLE_RATE;
+use crate::recognizer::{Recognizer, Transcript};
+use crate::resample::Resampler;
+use crate::vad::Vad;
+use crate::whisper::Session;
+
+/// Speech boundaries of the current utterance, in samples since the stream (or the last
+/// `reset`) started.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct UtteranceSpan {
+    pub start: u64,
+    /// One past the last voiced sample (`speech_end`), once the endpoint fired.
+    pub speech_end: Option<u64>,
+    /// Sample at which the endpoint was decided (`eou`).
+    pub endpoint_at: Option<u64>,
+    /// True when the maximum utterance length forced the end.
+    pub forced: bool,
+}
+
+/// One utterance at a time of streaming recognition; see the module doc.
+#[derive(Debug)]
+pub struct AsrStream {
+    rec: Arc<Recognizer>,
+    session: Option<Session>,
+    vad: Vad,
+    ep: Endpointer,
+    /// Audio of the current utterance (pre-roll included), 16 kHz mono, repaired.
+    audio: Vec<f32>,
+    /// Stream sample index of `audio[0]`.
+    audio_base: u64,
+    /// Total samples accepted since the last reset.
+    total: u64,
+    span: Option<UtteranceSpan>,
+    endpoint: bool,
+    partial: Option<String>,
+    partial_tokens: Vec<u32>,
+    last_partial_len: usize,
+    resampler: Option<Resampler>,
+    resampled: Vec<f32>,
+    clean: Vec<f32>,
+    repaired: usize,
+    /// Accepted after the endpoint: kept (bounded) for the next utterance.
+    overflow: Vec<f32>,
+}
+
+impl AsrStream {
+    pub(crate) fn new(rec: Arc<Recognizer>) -> Self {
+        let ep_cfg = rec.cfg.endpoint.clone();
+        let session = Some(rec.take_session());
+        let cap = rec.cfg.endpoint.max_utterance_ms as usize * 16 + SAMPLE_RATE;
+        Self {
+            rec,
+            session,
+            vad: Vad::new(),
+            // The config was validated when the recognizer loaded.
+            ep: Endpointer::new(ep_cfg).unwrap_or_else(|_| unreachable_config()),
+            audio: Vec::with_capacity(cap),
+            audio_base: 0,
+            total: 0,
+            span: None,
+            endpoint: false,
+            partial: None,
+            partial_tokens: Vec::new(),
+            last_partial_len: 0,
+            resampler: None,
+            resampled: Vec::new(),
+            clean: Vec::new(),
+            repaired: 0,
+            overflow: Vec::new(),
+        }
+    }
+
+    fn pre_roll(&self) -> usize {
+        self.rec.cfg.endpoint.pre_roll_ms as usize * 16
+    }
+
+    fn max_samples(&self) -> usize {
+        self.rec.cfg.endpoint.max_utterance_ms as usize * 16
+    }
+
+    /// Feeds 16 kHz mono samples. NaN/infinite samples become silence and values are clamped
+    /// to [-1, 1]. May run a partial decode (every `partial_interval_ms` of speech).
+    pub fn accept(&mut self, samples: &[f32]) {
+        let mut clean = std::mem::take(&mut self.clean);
+        clean.clear();
+        self.repaired += crate::audio::sanitize_into(samples, &mut clean);
+        for chunk in clean.chunks(4096) {
+            self.accept_clean(chunk);
+        }
+        self.clean = clean;
+    }
+
+    /// Feeds interleaved samples at any rate and channel count (converted to 16 kHz mono).
+    /// The rate and channel count must stay the same until `reset`.
+    pub fn accept_any(
+        &mut self,
+        samples: &[f32],
+        rate: u32,
+        channels: u16,
+    ) -> Result<(), AsrError> {
+        if rate as usize == SAMPLE_RATE && channels == 1 {
+            self.accept(samples);
+            return Ok(());
+        }
+        let rs = match &mut self.resampler {
+            Some(r) if r.in_rate() == rate && r.channels() == channels => r,
+            Some(r) => {
+                return Err(AsrError::BadAudio(format!(
+                    "stream started at {} Hz x{}, got {rate} Hz x{channels}; call reset() first",
+                    r.in_rate(),
+                    r.channels()
+                )));
+            }
+            None => self.resampler.insert(Resampler::new(rate, channels)?),
+        };
+        let mut out = std::mem::take(&mut self.resampled);
+        out.clear();
+        rs.process(samples, &mut out)?;
+        self.accept(&out);
+        self.resampled = out;
+        Ok(())
+    }
+
+    fn accept_clean(&mut self, chunk: &[f32]) {
+        if self.endpoint {
+            // Keep what follows the endpoint for the next utterance, bounded.
+            self.overflow.extend_from_slice(chunk);
+            let max = self.max_samples();
+            if self.overflow.len() > max {
+                let drop = self.overflow.len() - max;
+                self.overflow.drain(..drop);
+            }
+            return;
+        }
+        self.audio.extend_from_slice(chunk);
+        self.total += chunk.len() as u64;
+        let mut events = [None, None];
+        let mut n = 0;
+        let ep = &mut self.ep;
+        self.vad.accept(chunk, |i, p| {
+            if let Some(e) = ep.push(i, p)
+                && n < 2
+            {
+                events[n] = Some(e);
+                n += 1;
+            }
+        });
+        for e in events.into_iter().flatten() {
+            self.on_event(e);
+        }
+        if self.span.is_none() {
+            // No speech yet: keep only the pre-roll.
+            let keep = self.pre_roll() + crate::vad::FRAME;
+            if self.audio.len() > 2 * keep {
+                let drop = self.audio.len() - keep;
+                self.audio.drain(..drop);
+                self.audio_base += drop as u64;
+            }
+        } else if !self.endpoint {
+            self.maybe_partial();
+        }
+    }
+
+    fn on_event(&mut self, e: EndpointEvent) {
+        match e {
+            EndpointEvent::SpeechStart { start, .. } => {
+                if self.span.is_none() {
+                    let from = start
+                        .saturating_sub(self.pre_roll() as u64)
+                        .max(self.audio_base);
+                    let drop = (from - self.audio_base) as usize;
+                    self.audio.drain(..drop.min(self.audio.len()));
+                    self.audio_base = from;
+                    self.span = Some(UtteranceSpan {
+                        start,
+                        ..Default::default()
+                    });
+                }
+            }
+            EndpointEvent::SpeechEnd {
+                speech_end,
+                at,
+                forced,
+            } => {
+                if let Some(s) = &mut self.span {
+                    s.speech_end = Some(speech_end);
+                    s.endpoint_at = Some(at);
+                    s.forced = forced;
+                    self.endpoint = true;
+                    // Audio past the decision point belongs to the next utterance.
+                    let keep = (at.saturating_sub(self.audio_base) as usize).min(self.audio.len());
+                    let rest = self.audio.split_off(keep);
+                    self.overflow.extend_from_slice(&rest);
+                }
+            }
+        }
+    }
+
+    fn maybe_partial(&mut self) {
+        let interval = self.rec.cfg.partial_interval_ms as usize * 16;
+        if self.audio.len() < self.last_partial_len + interval {
+            return;
+        }
+        self.last_partial_len = self.audio.len();
+        if let Ok(t) = self.decode_current(false) {
+            self.partial = Some(t.text);
+            self.partial_tokens = t.tokens;
+        }
+    }
+
+    /// Audio of the utterance to decode: up to the speech end plus a short tail.
+    fn utterance_audio_len(&self) -> usize {
+        match self.span.and_then(|s| s.speech_end) {
+            Some(end) => {
+                let tail = 160 * 20; // 200 ms after the last voiced sample
+                ((end + tail).saturating_sub(self.audio_base) as usize).min(self.audio.len())
+            }
+            None => self.audio.len(),
+        }
+    }
+
+    fn decode_current(&mut self, use_draft: bool) -> Result<Transcript, AsrError> {
+        let n = self
+            .utterance_audio_len()
+            .min(self.rec.max_window_samples());
+        let mut session = self
+            .session
+            .take()
+            .unwrap_or_else(|| self.rec.take_session());
+        let draft = if use_draft {
+            std::mem::take(&mut self.partial_tokens)
+        } else {
+            Vec::new()
+        };
+        let r = self
+            .rec
+            .decode_window(&mut session, &self.audio[..n], &draft);
+        self.session = Some(session);
+        if use_draft {
+            self.partial_tokens = draft;
+        }
+        r.map(|(t, _)| t)
+    }
+
+    /// True once the endpointer decided the utterance ended (silence or maximum length).
+    pub fn is_endpoint(&self) -> bool {
+        self.endpoint
+    }
+
+    /// True while speech has started and not yet ended.
+    pub fn in_speech(&self) -> bool {
+        self.span.is_some() && !self.endpoint
+    }
+
+    /// Speech boundaries of the current utterance, once speech started.
+    pub fn span(&self) -> Option<UtteranceSpan> {
+        self.span
+    }
+
+    /// The latest partial text of the current utterance.
+    pub fn partial(&self) -> Option<String> {
+        self.partial.clone()
+    }
+
+    /// Final transcript of the current utterance (the audio so far if no endpoint fired).
+    /// Without detected speech it returns an empty transcript marked as silence. Call
+    /// `reset` before the next utterance.
+    pub fn finish(&mut self) -> Result<Transcript, AsrError> {
+        let t0 = Instant::now();
+        if self.span.is_none() {
+            return Ok(Transcript {
+                is_silence: true,
+                no_speech_prob: 1.0,
+                ..Default::default()
+            });
+        }
+        let mut t = self.decode_current(true)?;
+        t.timings.total_ms = t0.elapsed().as_secs_f64() * 1e3;
+        t.timings.repaired_samples = self.repaired;
+        Ok(t)
+    }
+
+    /// Starts the next utterance. Audio accepted after the endpoint is replayed into it.
+    pub fn reset(&mut self) {
+        let overflow = std::mem::take(&mut self.overflow);
+        self.audio.clear();
+        self.audio_base = 0;
+        self.total = 0;
+        self.span = None;
+        self.endpoint = false;
+        self.partial = None;
+        self.partial_tokens.clear();
+        self.last_partial_len = 0;
+        self.repaired = 0;
+        self.vad.reset();
+        self.ep.reset();
+        self.resampler = None;
+        if !overflow.is_empty() {
+            self.accept(&overflow);
+        }
+        self.overflow = overflow;
+        self.overflow.clear();
+    }
+}
+
+impl Drop for AsrStream {
+    fn drop(&mut self) {
+        if let Some(s) = self.session.take() {
+            self.rec.put_session(s);
+        }
+    }
+}
+
+fn unreachable_config() -> Endpointer {
+    Endpointer::new(Default::default())
+        .unwrap_or_else(|_| panic!("default endpoint config is valid"))
+}

@@ -1,0 +1,133 @@
+//! Greedy decoding with Whisper's logit rules: text tokens only (special and timestamp tokens
+//! suppressed, plus the model's `suppress_ids`; blank/EOT suppressed at the first step),
+//! no-speech probability from the `<|nospeech|>` token at the start-of-transcript position,
+//! and an optional draft (the last partial result) verified in one batched pass.
+
+use super::decoder::{DecoderState, MAX_BATCH};
+use super::weights::Weights;
+use crate::gemm::Isa;
+use crate::pool::ThreadPool;
+
+/// Token rules of one model.
+#[derive(Clone, Debug)]
+pub struct Rules {
+    /// `true` at every id that may never be produced.
+    pub suppress: Vec<bool>,
+    /// Extra ids suppressed at the first sampled step (blank, EOT).
+    pub suppress_begin: Vec<u32>,
+    pub eot: u32,
+    pub no_speech: u32,
+}
+
+/// Result of decoding one window.
+#[derive(Clone, Debug, Default)]
+pub struct Decoded {
+    /// Text tokens (EOT excluded).
+    pub tokens: Vec<u32>,
+    pub sum_logprob: f32,
+    /// `sum_logprob / (tokens + 1)` as Whisper computes it.
+    pub avg_logprob: f32,
+    pub no_speech_prob: f32,
+    /// Draft tokens accepted without a sequential step.
+    pub draft_accepted: usize,
+    /// Decoder passes run (1 for the prompt + one per sequential step).
+    pub passes: usize,
+}
+
+/// Greedy-decodes after `prompt` (whose `sot_index` row gives the no-speech probability).
+#[allow(clippy::too_many_arguments)]
+pub fn greedy(
+    w: &Weights,
+    pool: &ThreadPool,
+    isa: Isa,
+    st: &mut DecoderState,
+    rules: &Rules,
+    prompt: &[u32],
+    sot_index: usize,
+    draft: &[u32],
+    max_tokens: usize,
+) -> Decoded {
+    let vocab = w.dims.vocab;
+    let room = w.dims.text_ctx.saturating_sub(prompt.len() + 1);
+    let max_tokens = max_tokens.min(room);
+    // First pass: prompt + as much of the draft as fits, logits from the SOT row and from the
+    // last prompt row onwards.
+    let draft = &draft[..draft.len().min(max_tokens).min(MAX_BATCH - prompt.len())];
+    let mut batch: Vec<u32> = Vec::with_capacity(prompt.len() + draft.len());
+    batch.extend_from_slice(prompt);
+    batch.extend_from_slice(draft);
+    let mut rows = vec![sot_index];
+    rows.extend(prompt.len() - 1..batch.len());
+    st.forward(w, pool, isa, &batch, &rows);
+    let mut out = Decoded {
+        passes: 1,
+        no_speech_prob: prob_of(&st.logits[..vocab], rules.no_speech as usize),
+        ..Default::default()
+    };
+    let mut scratch = vec![0f32; vocab];
+    // Walk the verified rows: row i predicts the token after prompt + draft[..i].
+    let mut next = None;
+    for i in 0..=draft.len() {
+        let logits = &st.logits[(i + 1) * vocab..(i + 2) * vocab];
+        let (tok, lp) = pick(logits, rules, out.tokens.is_empty(), &mut scratch);
+        out.sum_logprob += lp;
+        if i < draft.len() && tok == draft[i] {
+            out.tokens.push(tok);
+            out.draft_accepted += 1;
+            continue;
+        }
+        // Divergence (or draft exhausted): rewind the cache to the accepted prefix.
+        st.pos = prompt.len() + i;
+        next = Some(tok);
+        break;
+    }
+    while let Some(tok) = next.take() {
+        if tok == rules.eot || out.tokens.len() >= max_tokens {
+            break;
+        }
+        out.tokens.push(tok);
+        st.forward(w, pool, isa, &[tok], &[0]);
+        out.passes += 1;
+        let (t, lp) = pick(&st.logits[..vocab], rules, false, &mut scratch);
+        out.sum_logprob += lp;
+        next = Some(t);
+    }
+    out.avg_logprob = out.sum_logprob / (out.tokens.len() + 1) as f32;
+    out
+}
+
+/// Softmax probability of one id over raw logits.
+fn prob_of(logits: &[f32], id: usize) -> f32 {
+    let max = logits.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
+    let sum: f32 = logits.iter().map(|&v| (v - max).exp()).sum();
+    logits.get(id).map_or(0.0, |&v| (v - max).exp() / sum)
+}
+
+/// Applies the suppression rules and returns the argmax and its log-probability.
+fn pick(logits: &[f32], rules: &Rules, first: bool, scratch: &mut [f32]) -> (u32, f32) {
+    scratch.copy_from_slice(logits);
+    for (v, &s) in scratch.iter_mut().zip(&rules.suppress) {
+        if s || !v.is_finite() {
+            *v = f32::NEG_INFINITY;
+        }
+    }
+    if first {
+        for &id in &rules.suppress_begin {
+            if let Some(v) = scratch.get_mut(id as usize) {
+                *v = f32::NEG_INFINITY;
+            }
+        }
+    }
+    let (best, max) =
+        scratch
+            .iter()
+            .enumerate()
+            .fold((rules.eot as usize, f32::NEG_INFINITY), |a, (i, &v)| {
+                if v > a.1 { (i, v) } else { a }
+            });
+    if !max.is_finite() {
+        return (rules.eot, 0.0);
+    }
+    let sum: f32 = scratch.iter().map(|&v| (v - max).exp()).sum();
+    (best as u32, -sum.ln())
+}

@@ -1,0 +1,276 @@
+//! Whisper's text decoder with a KV cache: self-attention keys/values are cached per position,
+//! cross-attention keys/values are computed once per encoder output. A call processes a batch
+//! of new tokens (the prompt, one greedy step, or a draft to verify) and produces logits only
+//! for the rows asked for. All buffers are preallocated at construction.
+
+use super::ops::{gelu, layer_norm, softmax};
+use super::weights::{Linear, Weights};
+use crate::gemm::{self, Isa, Matrix};
+use crate::pool::ThreadPool;
+
+/// Most tokens one `forward` call takes (prompt + draft).
+pub const MAX_BATCH: usize = 128;
+
+/// Decoder run state: caches and activations.
+#[derive(Debug)]
+pub struct DecoderState {
+    d: usize,
+    heads: usize,
+    /// Per layer `[text_ctx][d]`.
+    self_k: Vec<Vec<f32>>,
+    self_v: Vec<Vec<f32>>,
+    /// Per layer `[heads][audio_positions][head_dim]`.
+    cross_k: Vec<Vec<f32>>,
+    cross_v: Vec<Vec<f32>>,
+    cross_len: usize,
+    kv_tmp: Vec<f32>,
+    /// Cached positions (tokens already run).
+    pub pos: usize,
+    x: Vec<f32>,
+    ln: Vec<f32>,
+    qkv: Vec<f32>,
+    q: Vec<f32>,
+    attn: Vec<f32>,
+    tmp: Vec<f32>,
+    ffn: Vec<f32>,
+    scores: Vec<f32>,
+    rows: Vec<f32>,
+    /// `[rows asked][vocab]` logits of the last `forward`.
+    pub logits: Vec<f32>,
+}
+
+impl DecoderState {
+    pub fn new(w: &Weights) -> Self {
+        let dm = w.dims;
+        let (d, b) = (dm.d, MAX_BATCH);
+        let layers = dm.dec_layers;
+        Self {
+            d,
+            heads: dm.heads,
+            self_k: vec![vec![0.0; dm.text_ctx * d]; layers],
+            self_v: vec![vec![0.0; dm.text_ctx * d]; layers],
+            cross_k: vec![vec![0.0; dm.audio_ctx * d]; layers],
+            cross_v: vec![vec![0.0; dm.audio_ctx * d]; layers],
+            cross_len: 0,
+            kv_tmp: vec![0.0; dm.audio_ctx * 2 * d],
+            pos: 0,
+            x: vec![0.0; b * d],
+            ln: vec![0.0; b * d],
+            qkv: vec![0.0; b * 3 * d],
+            q: vec![0.0; b * d],
+            attn: vec![0.0; b * d],
+            tmp: vec![0.0; b * d],
+            ffn: vec![0.0; b * dm.ffn],
+            scores: vec![0.0; dm.audio_ctx.max(dm.text_ctx)],
+            rows: vec![0.0; b * d],
+            logits: vec![0.0; 4 * dm.vocab],
+        }
+    }
+
+    /// Computes the cross-attention keys/values of an encoder output `[t][d]` and clears the
+    /// self-attention cache.
+    pub fn set_audio(&mut self, w: &Weights, pool: &ThreadPool, isa: Isa, enc: &[f32], t: usize) {
+        let (d, h) = (self.d, self.heads);
+        let hd = d / h;
+        for (li, l) in w.dec.iter().enumerate() {
+            gemm::matmul(
+                pool,
+                isa,
+                enc,
+                t,
+                &l.cross_kv.w,
+                l.cross_kv.b.as_deref(),
+                &mut self.kv_tmp,
+            );
+            let (ck, cv) = (&mut self.cross_k[li], &mut self.cross_v[li]);
+            for p in 0..t {
+                let row = &self.kv_tmp[p * 2 * d..(p + 1) * 2 * d];
+                for hi in 0..h {
+                    let dst = (hi * t + p) * hd;
+                    ck[dst..dst + hd].copy_from_slice(&row[hi * hd..(hi + 1) * hd]);
+                    cv[dst..dst + hd].copy_from_slice(&row[d + hi * hd..d + (hi + 1) * hd]);
+                }
+            }
+        }
+        self.cross_len = t;
+        self.pos = 0;
+    }
+
+    /// Runs `tokens` at positions `pos..pos+len` and writes logits of the batch rows listed in
+    /// `logit_rows` into `self.logits` (`[logit_rows.len()][vocab]`).
+    pub fn forward(
+        &mut self,
+        w: &Weights,
+        pool: &ThreadPool,
+        isa: Isa,
+        tokens: &[u32],
+        logit_rows: &[usize],
+    ) {
+        let dm = w.dims;
+        let (d, b) = (self.d, tokens.len());
+        assert!(
+            (1..=MAX_BATCH).contains(&b) && self.pos + b <= dm.text_ctx,
+            "decoder batch out of range"
+        );
+        for (i, &tok) in tokens.iter().enumerate() {
+            let x = &mut self.x[i * d..(i + 1) * d];
+            embed_row(isa, &w.embed, tok as usize, x);
+            let p = &w.dec_pos[(self.pos + i) * d..(self.pos + i + 1) * d];
+            for (a, b) in x.iter_mut().zip(p) {
+                *a += b;
+            }
+        }
+        for (li, l) in w.dec.iter().enumerate() {
+            // Causal self-attention with the cache.
+            layer_norm(
+                &self.x[..b * d],
+                d,
+                &l.self_ln.gamma,
+                &l.self_ln.beta,
+                &mut self.ln,
+            );
+            lin(pool, isa, &l.self_qkv, &self.ln, b, &mut self.qkv);
+            for i in 0..b {
+                let row = &self.qkv[i * 3 * d..(i + 1) * 3 * d];
+                let at = (self.pos + i) * d;
+                self.self_k[li][at..at + d].copy_from_slice(&row[d..2 * d]);
+                self.self_v[li][at..at + d].copy_from_slice(&row[2 * d..3 * d]);
+                self.q[i * d..(i + 1) * d].copy_from_slice(&row[..d]);
+            }
+            for i in 0..b {
+                let n = self.pos + i + 1;
+                attend_rows(
+                    isa,
+                    &self.q[i * d..(i + 1) * d],
+                    &self.self_k[li][..n * d],
+                    &self.self_v[li][..n * d],
+                    n,
+                    d,
+                    self.heads,
+                    false,
+                    &mut self.scores,
+                    &mut self.attn[i * d..(i + 1) * d],
+                );
+            }
+            lin(pool, isa, &l.self_out, &self.attn, b, &mut self.tmp);
+            add(&mut self.x[..b * d], &self.tmp[..b * d]);
+            // Cross-attention over the audio.
+            layer_norm(
+                &self.x[..b * d],
+                d,
+                &l.cross_ln.gamma,
+                &l.cross_ln.beta,
+                &mut self.ln,
+            );
+            lin(pool, isa, &l.cross_q, &self.ln, b, &mut self.q);
+            let t = self.cross_len;
+            for i in 0..b {
+                attend_rows(
+                    isa,
+                    &self.q[i * d..(i + 1) * d],
+                    &self.cross_k[li][..t * d],
+                    &self.cross_v[li][..t * d],
+                    t,
+                    d,
+                    self.heads,
+                    true,
+                    &mut self.scores,
+                    &mut self.attn[i * d..(i + 1) * d],
+                );
+            }
+            lin(pool, isa, &l.cross_out, &self.attn, b, &mut self.tmp);
+            add(&mut self.x[..b * d], &self.tmp[..b * d]);
+            // MLP.
+            layer_norm(
+                &self.x[..b * d],
+                d,
+                &l.ffn_ln.gamma,
+                &l.ffn_ln.beta,
+                &mut self.ln,
+            );
+            lin(pool, isa, &l.fc1, &self.ln, b, &mut self.ffn);
+            gelu(&mut self.ffn[..b * dm.ffn]);
+            lin(pool, isa, &l.fc2, &self.ffn, b, &mut self.tmp);
+            add(&mut self.x[..b * d], &self.tmp[..b * d]);
+        }
+        self.pos += b;
+        let nr = logit_rows.len();
+        for (j, &r) in logit_rows.iter().enumerate() {
+            layer_norm(
+                &self.x[r * d..(r + 1) * d],
+                d,
+                &w.dec_ln.gamma,
+                &w.dec_ln.beta,
+                &mut self.rows[j * d..(j + 1) * d],
+            );
+        }
+        if self.logits.len() < nr * dm.vocab {
+            self.logits.resize(nr * dm.vocab, 0.0);
+        }
+        gemm::matmul(
+            pool,
+            isa,
+            &self.rows[..nr * d],
+            nr,
+            &w.embed,
+            None,
+            &mut self.logits,
+        );
+    }
+}
+
+fn lin(pool: &ThreadPool, isa: Isa, l: &Linear, x: &[f32], m: usize, y: &mut [f32]) {
+    gemm::matmul(pool, isa, x, m, &l.w, l.b.as_deref(), y);
+}
+
+fn add(x: &mut [f32], y: &[f32]) {
+    for (a, b) in x.iter_mut().zip(y) {
+        *a += b;
+    }
+}
+
+/// Row `j` of the embedding matrix as f32.
+fn embed_row(isa: Isa, m: &Matrix, j: usize, out: &mut [f32]) {
+    gemm::row_f32(isa, m, j, out);
+}
+
+/// Attention of one query row (all heads) over `n` cached positions. Self-attention keys are
+/// laid out `[n][d]`; cross-attention keys `[heads][n][head_dim]` (`head_major`).
+#[allow(clippy::too_many_arguments)]
+fn attend_rows(
+    isa: Isa,
+    q: &[f32],
+    k: &[f32],
+    v: &[f32],
+    n: usize,
+    d: usize,
+    heads: usize,
+    head_major: bool,
+    scores: &mut [f32],
+    out: &mut [f32],
+) {
+    let hd = d / heads;
+    let scale = 1.0 / (hd as f32).sqrt();
+    for h in 0..heads {
+        let qh = &q[h * hd..(h + 1) * hd];
+        let key = |p: usize| {
+            if head_major {
+                (h * n + p) * hd
+            } else {
+                p * d + h * hd
+            }
+        };
+        let s = &mut scores[..n];
+        for (p, sv) in s.iter_mut().enumerate() {
+            let at = key(p);
+            *sv = gemm::dot(isa, qh, &k[at..at + hd]) * scale;
+        }
+        softmax(s);
+        let o = &mut out[h * hd..(h + 1) * hd];
+        o.fill(0.0);
+        for (p, &pw) in s.iter().enumerate() {
+            let at = key(p);
+            gemm::axpy(isa, pw, &v[at..at + hd], o);
+        }
+    }
+}

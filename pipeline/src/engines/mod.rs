@@ -99,4 +99,4 @@ pub struct Engines {
 }
 
 pub mod energy;
-pub mod segment;
+pub mod tts;

@@ -16,7 +16,7 @@ use crate::clock::Clock;
 use crate::config::PipelineConfig;
 use crate::engines::Engines;
 use crate::engines::energy::EnergyDetector;
-use crate::engines::segment::ClauseSegmenter;
+use crate::engines::tts::ReplySegmenter;
 use crate::handle::Pipeline;
 use crate::types::{Event, Stamped};
 
@@ -67,7 +67,7 @@ fn device_loop_on_the_default_devices() {
             clock: Clock::real(),
             log: Arc::new(Mutex::new(Vec::new())),
         }),
-        segmenter: Box::new(ClauseSegmenter::new()),
+        segmenter: Box::new(ReplySegmenter::default()),
         speaker: Box::new(MockSpeaker { seed: 5 }),
     };
     let config = PipelineConfig {

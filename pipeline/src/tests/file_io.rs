@@ -10,7 +10,7 @@ use crate::clock::Clock;
 use crate::config::PipelineConfig;
 use crate::engines::Engines;
 use crate::engines::energy::EnergyDetector;
-use crate::engines::segment::ClauseSegmenter;
+use crate::engines::tts::ReplySegmenter;
 use crate::handle::Pipeline;
 
 #[test]
@@ -32,7 +32,7 @@ fn converse_fast_writes_replies_and_a_complete_report() {
             clock: chat_clock,
             log: Arc::new(Mutex::new(Vec::new())),
         }),
-        segmenter: Box::new(ClauseSegmenter::new()),
+        segmenter: Box::new(ReplySegmenter::default()),
         speaker: Box::new(MockSpeaker { seed: 3 }),
     };
     let config = PipelineConfig {

@@ -12,7 +12,7 @@ use crate::audio::ring::PlaybackReader;
 use crate::clock::Clock;
 use crate::config::PipelineConfig;
 use crate::engines::energy::EnergyDetector;
-use crate::engines::segment::ClauseSegmenter;
+use crate::engines::tts::ReplySegmenter;
 use crate::engines::{Engines, SpeechDetector};
 use crate::handle::{MicSender, Pipeline, PipelineHandle};
 use crate::sim::{Activity, Sim};
@@ -100,7 +100,7 @@ impl Harness {
                 clock: clock.clone(),
                 log: chat_log.clone(),
             }),
-            segmenter: Box::new(ClauseSegmenter::new()),
+            segmenter: Box::new(ReplySegmenter::default()),
             speaker: Box::new(MockSpeaker { seed: 7 }),
         };
         let (pipeline, ports) =

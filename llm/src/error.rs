@@ -34,4 +34,6 @@ pub enum LlmError {
     InvalidToken { id: u32, vocab_size: usize },
     #[error("invalid sampler setting: {reason}")]
     InvalidSampler { reason: String },
+    #[error("unsupported chat template: {reason}")]
+    UnsupportedChatTemplate { reason: String },
 }

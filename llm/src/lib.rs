@@ -6,6 +6,7 @@
 mod error;
 pub use error::LlmError;
 
+pub mod chat;
 pub mod gguf;
 pub mod sampler;
 pub mod tokenizer;

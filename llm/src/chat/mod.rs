@@ -1,0 +1,9 @@
+//! Chat prompts and reply filtering: ChatML templating (system/user/assistant turns,
+//! generation prompt, Qwen3's thinking switch) and a streaming filter that removes
+//! `<think>...</think>` content from generated text, so it is never spoken.
+
+mod template;
+mod think;
+
+pub use template::{ChatOptions, ChatTemplate, Message, Role, strip_think};
+pub use think::ThinkFilter;

@@ -23,7 +23,7 @@ use crate::engines::Engines;
 use crate::heard::Timeline;
 use crate::metrics::Report as LatencyReport;
 use crate::sim::Activity;
-use crate::types::{Event, Stamped, State};
+use crate::types::{Event, Stamped, State, TurnId};
 
 /// Queue sizes: bounded everywhere. Mic frames: 4 s; recognizer input: 30 s of 10 ms frames
 /// (an utterance's audio may queue while a decode runs); reports and events: generous.
@@ -45,6 +45,7 @@ pub struct PipelineHandle {
     commands: Tx<Command>,
     outbox: Arc<Mutex<Outbox>>,
     playback: Arc<PlaybackState>,
+    timeline: Arc<Mutex<Timeline>>,
     running: Arc<AtomicBool>,
     clock: Clock,
 }
@@ -166,6 +167,7 @@ impl Pipeline {
         let timeline = Arc::new(Mutex::new(Timeline::default()));
         let first_chunk_turn = Arc::new(AtomicU64::new(0));
         let outbox = Arc::new(Mutex::new(Outbox::default()));
+        let spoken_timeline = timeline.clone();
 
         // The echo reference: what the output played, 1 s of it at most.
         let (ref_prod, ref_cons) = if config.echo_cancel {
@@ -264,6 +266,7 @@ impl Pipeline {
             commands: cmd_tx,
             outbox,
             playback,
+            timeline: spoken_timeline,
             running: running.clone(),
             clock: clock.clone(),
         };
@@ -378,6 +381,22 @@ impl PipelineHandle {
             &out.barge_in_stops,
             self.playback.underruns.load(Ordering::Relaxed),
         )
+    }
+
+    /// The reply playing now and the part of its text the user has heard so far (whole words,
+    /// mapped from the output position), for UIs that highlight the reply as it is spoken.
+    pub fn spoken(&self) -> Option<(TurnId, String)> {
+        let turn = self.playback.cur_turn.load(Ordering::Acquire);
+        if turn == 0 {
+            return None;
+        }
+        let played = self.playback.cur_samples.load(Ordering::Acquire);
+        let heard = self
+            .timeline
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .heard(turn, played);
+        Some((TurnId(turn), heard))
     }
 
     /// Milliseconds on the pipeline clock.

@@ -20,6 +20,9 @@ pub enum Pace {
     Fast,
 }
 
+/// Silence fed after a clip at fast pace (the endpointer needs its end silence).
+const FAST_TRAILING: Duration = Duration::from_millis(3000);
+
 /// Silence put between two replies in the written output.
 const REPLY_GAP: Duration = Duration::from_millis(300);
 
@@ -135,11 +138,11 @@ pub fn converse(
                 )));
             }
             // Fast pace: enough silence for the endpointer, then just wait.
-            if pace == Pace::Realtime || trailing < Duration::from_millis(1500) {
+            if pace == Pace::Realtime || trailing < FAST_TRAILING {
                 feeder.feed(mic, &silence)?;
                 trailing += Duration::from_millis(10);
             }
-            let wait = if pace == Pace::Realtime || trailing < Duration::from_millis(1500) {
+            let wait = if pace == Pace::Realtime || trailing < FAST_TRAILING {
                 Duration::ZERO
             } else {
                 Duration::from_millis(20)
@@ -167,7 +170,8 @@ pub fn converse(
             // No speech in the clip: nothing is coming (the endpointer had its silence and
             // more; in fast pace, a second of wall time passed after it).
             let waited = started.elapsed() > Duration::from_secs(1);
-            if !heard_speech && trailing >= Duration::from_millis(1500) && waited {
+            if !heard_speech && trailing >= FAST_TRAILING.min(Duration::from_millis(1500)) && waited
+            {
                 break TurnOutcome::NoSpeech;
             }
         };

@@ -98,5 +98,6 @@ pub struct Engines {
     pub speaker: Box<dyn Speaker>,
 }
 
+pub mod asr;
 pub mod energy;
 pub mod tts;

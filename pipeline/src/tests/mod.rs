@@ -5,4 +5,5 @@ mod device;
 mod file_io;
 mod harness;
 mod mocks;
+mod real_asr;
 mod scenarios;

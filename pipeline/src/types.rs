@@ -96,3 +96,34 @@ pub struct Stamped {
     #[serde(skip)]
     pub(crate) source: u8,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_serialize_for_uis() {
+        let e = Stamped {
+            at_ms: 12.5,
+            event: Event::Interrupted {
+                turn: TurnId(3),
+                heard: "Once upon".into(),
+                during: InterruptedWhile::Speaking,
+                cause: InterruptCause::UserSpeech,
+            },
+            source: 0,
+        };
+        let json = serde_json::to_string(&e).expect("serializes");
+        assert_eq!(
+            json,
+            r#"{"at_ms":12.5,"type":"interrupted","turn":3,"heard":"Once upon","during":"speaking","cause":"user_speech"}"#
+        );
+        let back: Stamped = serde_json::from_str(&json).expect("parses");
+        assert_eq!(back.event, e.event);
+        let s = serde_json::to_string(&Event::State {
+            state: State::Thinking,
+        })
+        .expect("serializes");
+        assert_eq!(s, r#"{"type":"state","state":"thinking"}"#);
+    }
+}

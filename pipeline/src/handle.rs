@@ -99,27 +99,28 @@ impl MicSender {
     /// Appends samples; whole frames are sent stamped with the current clock time. A full
     /// queue (the loop is far behind) drops the frame and counts it.
     pub fn push(&mut self, samples: &[f32]) {
-        let mut rest = samples;
-        while !rest.is_empty() {
-            let n = (FRAME - self.len).min(rest.len());
-            self.frame[self.len..self.len + n].copy_from_slice(&rest[..n]);
-            self.len += n;
-            rest = &rest[n..];
-            if self.len == FRAME {
-                self.len = 0;
-                let frame = MicFrame {
-                    at: self.clock.now(),
-                    samples: self.frame,
-                };
-                if !self.tx.try_send(frame) {
-                    self.dropped += 1;
-                }
+        let mut dropped = 0;
+        self.frames(samples, |tx, frame| {
+            if !tx.try_send(frame) {
+                dropped += 1;
             }
-        }
+            true
+        });
+        self.dropped += dropped;
     }
 
-    /// Like `push`, but waits when the queue is full (file sources at full speed).
+    /// Like `push`, but waits when the queue is full (file sources at full speed). `false` if
+    /// the pipeline has stopped.
     pub fn push_blocking(&mut self, samples: &[f32]) -> bool {
+        self.frames(samples, |tx, frame| tx.send(frame))
+    }
+
+    /// Cuts `samples` into frames and hands each to `send` (which returns `false` to stop).
+    fn frames(
+        &mut self,
+        samples: &[f32],
+        mut send: impl FnMut(&Tx<MicFrame>, MicFrame) -> bool,
+    ) -> bool {
         let mut rest = samples;
         while !rest.is_empty() {
             let n = (FRAME - self.len).min(rest.len());
@@ -132,7 +133,7 @@ impl MicSender {
                     at: self.clock.now(),
                     samples: self.frame,
                 };
-                if !self.tx.send(frame) {
+                if !send(&self.tx, frame) {
                     return false;
                 }
             }

@@ -76,14 +76,18 @@ impl<'a> Weights<'a> {
     /// The same matrix repacked for the fastest kernels of this CPU, if that helps;
     /// `None` when the row-major layout is already what the kernels want.
     pub fn repacked(&self) -> Option<repack::PackedBytes> {
-        let wants = self.layout == Layout::Rows
-            && repack::has_x8(self.dtype)
-            && self.rows.is_multiple_of(GROUP)
-            && tile::has_x8_kernel(Isa::detect(), self.dtype);
-        if !wants {
+        if !self.wants_repack() {
             return None;
         }
         repack::repack_x8(self.dtype, self.rows, self.cols, self.data).ok()
+    }
+
+    /// Whether [`Weights::repacked`] would return a faster layout on this CPU.
+    pub fn wants_repack(&self) -> bool {
+        self.layout == Layout::Rows
+            && repack::has_x8(self.dtype)
+            && self.rows.is_multiple_of(GROUP)
+            && tile::has_x8_kernel(Isa::detect(), self.dtype)
     }
 
     pub fn layout(&self) -> Layout {

@@ -1,8 +1,11 @@
 //! A persistent thread pool for data-parallel kernels: workers are started once, spin briefly
 //! waiting for the next job (kernels come back to back during a forward pass) and then sleep.
-//! `run` broadcasts one closure to every thread (the caller is thread 0) and returns when all
-//! have finished it, so the closure may borrow from the caller's stack. No thread is spawned
-//! and nothing is allocated per job.
+//! `run` offers one closure to every worker; the caller runs it too and returns once every
+//! thread that joined has left, so the closure may borrow from the caller's stack. A worker
+//! that wakes up late (descheduled on a busy machine) finds the job closed and skips it, so
+//! the caller never waits for a thread that has not started: jobs must share their work
+//! dynamically (e.g. through a [`ChunkCounter`]). No thread is spawned and nothing is
+//! allocated per job.
 
 use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -18,12 +21,19 @@ const SPIN: Duration = Duration::from_micros(300);
 /// The job: a type-erased `&(dyn Fn(usize) + Sync)` that lives for one `run` call.
 type JobRef = *const (dyn Fn(usize) + Sync);
 
+/// Job state word: generation in the high 32 bits, a "closed" flag, and the number of
+/// workers inside the job in the low bits.
+const CLOSED: u64 = 1 << 31;
+const ACTIVE: u64 = CLOSED - 1;
+
+fn generation(state: u64) -> u64 {
+    state >> 32
+}
+
 struct Shared {
-    /// Bumped once per job; workers wait for it to change.
-    generation: AtomicU64,
-    /// Workers still running the current job.
-    pending: AtomicUsize,
-    /// Written by `run` before `generation` is bumped, read by workers after they see it.
+    state: AtomicU64,
+    /// Written by `run` while the previous job is closed and empty, read by workers only
+    /// after they have entered the current job.
     job: UnsafeCell<Option<JobRef>>,
     shutdown: AtomicBool,
     sleepers: AtomicUsize,
@@ -31,9 +41,9 @@ struct Shared {
     wake: Condvar,
 }
 
-// SAFETY: `job` is written only by the thread holding `ThreadPool::run_lock` while no worker
-// reads it (all finished the previous job: `pending == 0`), and read by workers only between
-// the generation bump (Release/Acquire) and their `pending` decrement.
+// SAFETY: `job` is written only by the thread holding `ThreadPool::run_lock` while the job
+// is closed with no worker inside (so nobody reads it), and read by workers only while they
+// are counted inside the open job, which `run` waits out before returning.
 unsafe impl Sync for Shared {}
 unsafe impl Send for Shared {}
 
@@ -62,8 +72,7 @@ impl ThreadPool {
             threads
         };
         let shared = Arc::new(Shared {
-            generation: AtomicU64::new(0),
-            pending: AtomicUsize::new(0),
+            state: AtomicU64::new(CLOSED),
             job: UnsafeCell::new(None),
             shutdown: AtomicBool::new(false),
             sleepers: AtomicUsize::new(0),
@@ -86,13 +95,15 @@ impl ThreadPool {
         Ok(pool)
     }
 
-    /// Threads that run each job, the caller included.
+    /// Threads that may run each job, the caller included.
     pub fn threads(&self) -> usize {
         self.handles.len() + 1
     }
 
-    /// Runs `f(thread_index)` once on every thread (`0..threads()`, the caller is 0) and
-    /// waits for all of them. Calls from several threads are serialized.
+    /// Runs `f(thread_index)` on the caller (index 0) and on every worker that joins before
+    /// the caller's own call returns (indices `1..threads()`, each at most once), then waits
+    /// for those. `f` must hand out its work dynamically: a busy worker may not join at all.
+    /// Calls from several threads are serialized.
     pub fn run<F: Fn(usize) + Sync>(&self, f: F) {
         if self.handles.is_empty() {
             f(0);
@@ -101,32 +112,41 @@ impl ThreadPool {
         let _guard = self.run_lock.lock().unwrap_or_else(|e| e.into_inner());
         let s = &*self.shared;
         let job: &(dyn Fn(usize) + Sync) = &f;
-        // SAFETY: erase the lifetime; the reference is only used until `pending` reaches 0,
-        // which happens before this function returns (we wait for it below, even if `f`
-        // panics on this thread: see `WaitGuard`).
+        // SAFETY: erase the lifetime; workers use the reference only while counted inside
+        // the job, and `CloseGuard` waits for them before this function returns (also when
+        // `f` panics on this thread).
         let job: JobRef = unsafe { std::mem::transmute::<&(dyn Fn(usize) + Sync), JobRef>(job) };
-        // SAFETY: no worker reads `job` now: every one finished the previous job.
+        // SAFETY: the previous job is closed and empty, so no worker reads `job` now.
         unsafe { *s.job.get() = Some(job) };
-        s.pending.store(self.handles.len(), Ordering::Relaxed);
-        s.generation.fetch_add(1, Ordering::SeqCst);
+        let next = (generation(s.state.load(Ordering::Relaxed)) + 1) & 0xFFFF_FFFF;
+        s.state.store(next << 32, Ordering::SeqCst);
         if s.sleepers.load(Ordering::SeqCst) > 0 {
             let _l = s.lock.lock().unwrap_or_else(|e| e.into_inner());
             s.wake.notify_all();
         }
-        let _wait = WaitGuard(s);
+        let _close = CloseGuard(s);
         f(0);
     }
 }
 
-/// Waits for the workers of the current job, also when the caller's share panics.
-struct WaitGuard<'a>(&'a Shared);
+/// Closes the current job once no worker is inside it.
+struct CloseGuard<'a>(&'a Shared);
 
-impl Drop for WaitGuard<'_> {
+impl Drop for CloseGuard<'_> {
     fn drop(&mut self) {
+        let state = &self.0.state;
         let start = Instant::now();
         let mut spins = 0u32;
-        while self.0.pending.load(Ordering::Acquire) != 0 {
-            spins += 1;
+        loop {
+            let cur = state.load(Ordering::Acquire);
+            if cur & ACTIVE == 0
+                && state
+                    .compare_exchange_weak(cur, cur | CLOSED, Ordering::AcqRel, Ordering::Acquire)
+                    .is_ok()
+            {
+                return;
+            }
+            spins = spins.wrapping_add(1);
             if spins < 1 << 16 || start.elapsed() < SPIN {
                 std::hint::spin_loop();
             } else {
@@ -139,13 +159,13 @@ impl Drop for WaitGuard<'_> {
 fn worker(s: &Shared, index: usize) {
     let mut seen = 0u64;
     loop {
-        // Wait for a new generation: spin first, then sleep on the condvar.
+        // Wait for a new job: spin first, then sleep on the condvar.
         let start = Instant::now();
         let mut spins = 0u32;
-        let generation = loop {
-            let g = s.generation.load(Ordering::Acquire);
-            if g != seen || s.shutdown.load(Ordering::Acquire) {
-                break g;
+        loop {
+            let cur = s.state.load(Ordering::Acquire);
+            if generation(cur) != seen || s.shutdown.load(Ordering::Acquire) {
+                break;
             }
             spins = spins.wrapping_add(1);
             if !spins.is_multiple_of(1024) || start.elapsed() < SPIN {
@@ -154,25 +174,43 @@ fn worker(s: &Shared, index: usize) {
             }
             let mut l = s.lock.lock().unwrap_or_else(|e| e.into_inner());
             s.sleepers.fetch_add(1, Ordering::SeqCst);
-            while s.generation.load(Ordering::SeqCst) == seen && !s.shutdown.load(Ordering::SeqCst)
+            while generation(s.state.load(Ordering::SeqCst)) == seen
+                && !s.shutdown.load(Ordering::SeqCst)
             {
                 l = s.wake.wait(l).unwrap_or_else(|e| e.into_inner());
             }
             s.sleepers.fetch_sub(1, Ordering::SeqCst);
             drop(l);
-        };
+        }
         if s.shutdown.load(Ordering::Acquire) {
             return;
         }
-        seen = generation;
-        // SAFETY: `run` stored the job before bumping the generation (Release, paired with
-        // our Acquire load) and keeps it alive until `pending` reaches 0.
+        // Enter the job unless it is already closed.
+        let mut cur = s.state.load(Ordering::Acquire);
+        seen = generation(cur);
+        let entered = loop {
+            if cur & CLOSED != 0 || generation(cur) != seen {
+                break false;
+            }
+            match s
+                .state
+                .compare_exchange_weak(cur, cur + 1, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(_) => break true,
+                Err(now) => cur = now,
+            }
+        };
+        if !entered {
+            continue;
+        }
+        // SAFETY: `run` stored the job before opening this generation, and cannot close it
+        // (nor return) while we are counted inside.
         if let Some(job) = unsafe { *s.job.get() } {
             let job = unsafe { &*job };
             // A panicking kernel must not leave `run` waiting forever.
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(index)));
         }
-        s.pending.fetch_sub(1, Ordering::Release);
+        s.state.fetch_sub(1, Ordering::Release);
     }
 }
 
@@ -220,17 +258,32 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_thread_runs_each_job_once() {
+    fn each_thread_runs_a_job_at_most_once_and_the_caller_always() {
         let pool = ThreadPool::new(3).expect("pool");
-        for round in 0..200 {
+        for _ in 0..500 {
             let hits: Vec<AtomicUsize> = (0..3).map(|_| AtomicUsize::new(0)).collect();
             pool.run(|t| {
-                hits[t].fetch_add(round + 1, Ordering::Relaxed);
+                hits[t].fetch_add(1, Ordering::Relaxed);
+                std::hint::black_box(t);
             });
-            for h in &hits {
-                assert_eq!(h.load(Ordering::Relaxed), round + 1);
-            }
+            assert_eq!(hits[0].load(Ordering::Relaxed), 1);
+            assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) <= 1));
         }
+    }
+
+    #[test]
+    fn workers_join_long_jobs() {
+        let pool = ThreadPool::new(2).expect("pool");
+        let hits = AtomicUsize::new(0);
+        // A job that lasts until the worker has joined (bounded, for very busy machines).
+        pool.run(|_| {
+            hits.fetch_add(1, Ordering::Relaxed);
+            let start = Instant::now();
+            while hits.load(Ordering::Relaxed) < 2 && start.elapsed() < Duration::from_secs(5) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        });
+        assert_eq!(hits.load(Ordering::Relaxed), 2);
     }
 
     #[test]
@@ -253,8 +306,13 @@ mod tests {
         let pool = ThreadPool::new(2).expect("pool");
         std::thread::sleep(Duration::from_millis(20));
         let n = AtomicUsize::new(0);
+        // A job that lasts until the worker has joined (bounded, for very busy machines).
         pool.run(|_| {
             n.fetch_add(1, Ordering::Relaxed);
+            let start = Instant::now();
+            while n.load(Ordering::Relaxed) < 2 && start.elapsed() < Duration::from_secs(5) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
         });
         assert_eq!(n.load(Ordering::Relaxed), 2);
     }

@@ -3,12 +3,14 @@
 //! lane per output row (no horizontal sums, one scale multiply per 8 rows). Built once at
 //! model load from GGML's row-major blocks; same byte size as the original.
 //!
-//! Q4_1x8 group block (160 bytes, one 32-column block of 8 rows):
-//! `d: [f16; 8]`, `m: [f16; 8]`, then 4 chunks of 32 bytes; chunk `u` holds, for row
-//! `r = 0..8`, the original `qs[4u .. 4u+4]` of row `r` at bytes `4r .. 4r+4` (low nibbles:
-//! elements `4u..4u+4`, high nibbles: elements `16+4u .. 16+4u+4`).
+//! A group block covers one 32-column block of 8 rows. First come the block headers, one
+//! field at a time for rows 0..8 (Q4_1: `d: [f16; 8]` then `m: [f16; 8]`; Q8_0: `d`), then
+//! the quant bytes in chunks of 32: chunk `u` holds bytes `4u .. 4u+4` of each row's quants,
+//! row `r` at `4r .. 4r+4`. For Q4_1 (16 quant bytes) the low nibbles of chunk `u` are
+//! elements `4u..4u+4` and the high nibbles elements `16+4u..16+4u+4`; for Q8_0 (32 quant
+//! bytes) chunk `u` is elements `4u..4u+4`.
 
-use crate::quant::BlockQ4_1;
+use crate::quant::{BlockQ4_1, BlockQ8_0, QuantBlock};
 use crate::{DType, KernelError};
 
 /// Rows per interleaved group.
@@ -25,7 +27,16 @@ pub enum Layout {
 
 /// Whether `dtype` has an interleaved layout (and kernels for it).
 pub const fn has_x8(dtype: DType) -> bool {
-    matches!(dtype, DType::Q4_1)
+    header_fields(dtype).is_some()
+}
+
+/// Byte widths of the header fields before the quants, for formats with an x8 layout.
+const fn header_fields(dtype: DType) -> Option<&'static [usize]> {
+    match dtype {
+        DType::Q4_1 => Some(&[2, 2]),
+        DType::Q8_0 => Some(&[2]),
+        _ => None,
+    }
 }
 
 /// Owned, 64-byte-aligned bytes of a repacked matrix.
@@ -68,9 +79,9 @@ pub fn repack_x8(
     cols: usize,
     data: &[u8],
 ) -> Result<PackedBytes, KernelError> {
-    if !has_x8(dtype) || !rows.is_multiple_of(GROUP) {
+    let Some(fields) = header_fields(dtype).filter(|_| rows.is_multiple_of(GROUP)) else {
         return Err(KernelError::Unsupported(dtype));
-    }
+    };
     let expected = dtype
         .matrix_bytes(rows, cols)
         .ok_or(KernelError::RaggedRow {
@@ -88,61 +99,105 @@ pub fn repack_x8(
         });
     }
     let mut out = PackedBytes::zeroed(expected);
-    let row_bytes = expected / rows;
-    let nb = cols / 32;
+    let (bb, nb) = (dtype.block_bytes(), cols / 32);
+    let row_bytes = nb * bb;
     let dst = out.as_mut_slice();
     for g in 0..rows / GROUP {
         for b in 0..nb {
-            let o = &mut dst[(g * nb + b) * 160..(g * nb + b + 1) * 160];
+            let o = &mut dst[(g * nb + b) * GROUP * bb..][..GROUP * bb];
             for r in 0..GROUP {
-                let src = &data[(g * GROUP + r) * row_bytes + b * 20..][..20];
-                o[2 * r..2 * r + 2].copy_from_slice(&src[0..2]);
-                o[16 + 2 * r..16 + 2 * r + 2].copy_from_slice(&src[2..4]);
-                for u in 0..4 {
-                    o[32 + 32 * u + 4 * r..32 + 32 * u + 4 * r + 4]
-                        .copy_from_slice(&src[4 + 4 * u..8 + 4 * u]);
-                }
+                let src = &data[(g * GROUP + r) * row_bytes + b * bb..][..bb];
+                for_each_piece(fields, bb, r, |from, to, len| {
+                    o[to..to + len].copy_from_slice(&src[from..from + len])
+                });
             }
         }
     }
     Ok(out)
 }
 
-/// Block `b` of row `r` (0..8) of a Q4_1x8 group block, back in GGML's form.
-pub(crate) fn q4_1x8_block(group_block: &[u8], r: usize) -> BlockQ4_1 {
-    let h = |o: usize| half::f16::from_le_bytes([group_block[o], group_block[o + 1]]);
-    let mut qs = [0u8; 16];
-    for u in 0..4 {
-        qs[4 * u..4 * u + 4]
-            .copy_from_slice(&group_block[32 + 32 * u + 4 * r..32 + 32 * u + 4 * r + 4]);
+/// Calls `f(offset in the GGML block, offset in the group block, length)` for every piece of
+/// row `r`'s block.
+fn for_each_piece(fields: &[usize], bb: usize, r: usize, mut f: impl FnMut(usize, usize, usize)) {
+    let (mut from, mut to) = (0, 0);
+    for &w in fields {
+        f(from, to + r * w, w);
+        from += w;
+        to += GROUP * w;
     }
-    BlockQ4_1 {
-        d: h(2 * r),
-        m: h(16 + 2 * r),
-        qs,
+    for u in 0..(bb - from) / 4 {
+        f(from + 4 * u, to + 32 * u + 4 * r, 4);
+    }
+}
+
+/// Row `r`'s block (GGML bytes) out of a group block.
+fn unpack_block(dtype: DType, group_block: &[u8], r: usize, out: &mut [u8]) {
+    if let Some(fields) = header_fields(dtype) {
+        for_each_piece(fields, dtype.block_bytes(), r, |from, to, len| {
+            out[from..from + len].copy_from_slice(&group_block[to..to + len])
+        });
     }
 }
 
 /// Row `r` of an x8 matrix as f32 (embedding lookups), without allocating.
 pub(crate) fn dequantize_row_x8(dtype: DType, cols: usize, data: &[u8], r: usize, out: &mut [f32]) {
-    debug_assert!(has_x8(dtype));
-    let nb = cols / 32;
-    let (g, rr) = (r / GROUP, r % GROUP);
-    for (b, o) in out.chunks_exact_mut(32).enumerate().take(nb) {
-        let gb = &data[(g * nb + b) * 160..(g * nb + b + 1) * 160];
-        crate::quant::QuantBlock::dequantize(&q4_1x8_block(gb, rr), o);
+    fn blocks<B: QuantBlock>(dtype: DType, data: &[u8], nb: usize, r: usize, out: &mut [f32]) {
+        let bb = dtype.block_bytes();
+        let (g, rr) = (r / GROUP, r % GROUP);
+        let mut raw = [0u8; 64];
+        for (b, o) in out.chunks_exact_mut(32).enumerate().take(nb) {
+            let gb = &data[(g * nb + b) * GROUP * bb..][..GROUP * bb];
+            unpack_block(dtype, gb, rr, &mut raw[..bb]);
+            // SAFETY: `raw` holds a whole block; every bit pattern is a valid block.
+            let blk: B = unsafe { std::ptr::read_unaligned(raw.as_ptr().cast::<B>()) };
+            blk.dequantize(o);
+        }
+    }
+    match dtype {
+        DType::Q4_1 => blocks::<BlockQ4_1>(dtype, data, cols / 32, r, out),
+        DType::Q8_0 => blocks::<BlockQ8_0>(dtype, data, cols / 32, r, out),
+        _ => debug_assert!(false, "{dtype:?} has no x8 layout"),
     }
 }
 
 /// Row `r` of an x8 matrix back in GGML's row-major bytes.
 pub(crate) fn unpack_row_x8(dtype: DType, cols: usize, data: &[u8], r: usize, out: &mut [u8]) {
-    debug_assert!(has_x8(dtype));
-    let nb = cols / 32;
+    let (bb, nb) = (dtype.block_bytes(), cols / 32);
     let (g, rr) = (r / GROUP, r % GROUP);
     for b in 0..nb {
-        let gb = &data[(g * nb + b) * 160..(g * nb + b + 1) * 160];
-        let blk = q4_1x8_block(gb, rr);
-        out[b * 20..b * 20 + 20]
-            .copy_from_slice(crate::quant::block_bytes(std::slice::from_ref(&blk)));
+        let gb = &data[(g * nb + b) * GROUP * bb..][..GROUP * bb];
+        unpack_block(dtype, gb, rr, &mut out[b * bb..(b + 1) * bb]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repack_round_trips_and_places_quants_in_chunks() {
+        for dtype in [DType::Q4_1, DType::Q8_0] {
+            let (rows, cols) = (16, 64);
+            let bytes: Vec<u8> = (0..dtype.matrix_bytes(rows, cols).expect("size"))
+                .map(|i| (i * 7 + 3) as u8)
+                .collect();
+            let p = repack_x8(dtype, rows, cols, &bytes).expect("repack");
+            let rb = bytes.len() / rows;
+            let mut row = vec![0u8; rb];
+            for r in 0..rows {
+                unpack_row_x8(dtype, cols, p.as_slice(), r, &mut row);
+                assert_eq!(row, bytes[r * rb..(r + 1) * rb], "{dtype:?} row {r}");
+            }
+            // Row 3, block 0: its quant bytes 4..8 sit in chunk 1 at 4*3.
+            let bb = dtype.block_bytes();
+            let header: usize = header_fields(dtype).expect("x8").iter().sum();
+            let chunk1 = 8 * header + 32;
+            assert_eq!(
+                p.as_slice()[chunk1 + 12..chunk1 + 16],
+                bytes[3 * rb + header + 4..3 * rb + header + 8]
+            );
+            let _ = bb;
+        }
+        assert!(repack_x8(DType::Q4_1, 12, 32, &[0; 240]).is_err());
     }
 }

@@ -36,4 +36,15 @@ pub enum LlmError {
     InvalidSampler { reason: String },
     #[error("unsupported chat template: {reason}")]
     UnsupportedChatTemplate { reason: String },
+    // --- model, session, generation (llm-core) ---
+    #[error("unsupported model architecture `{arch}` (supported: llama, qwen2, qwen3)")]
+    UnsupportedArch { arch: String },
+    #[error("the model file is not usable: {reason}")]
+    InvalidModel { reason: String },
+    #[error("compute kernel error: {0}")]
+    Kernel(#[from] pocket_kernels::KernelError),
+    #[error("{tokens} tokens do not fit the context of {max} tokens")]
+    ContextFull { tokens: usize, max: usize },
+    #[error("invalid session setting: {reason}")]
+    InvalidSession { reason: String },
 }

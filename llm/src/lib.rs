@@ -10,3 +10,12 @@ pub mod chat;
 pub mod gguf;
 pub mod sampler;
 pub mod tokenizer;
+
+pub mod config;
+mod kv;
+mod model;
+mod session;
+
+pub use config::{Arch, ModelConfig, RopeStyle};
+pub use model::{LoadOptions, Model};
+pub use session::{Session, SessionOptions};

@@ -23,6 +23,7 @@ pub(crate) fn tile_fn(dtype: DType, layout: Layout) -> Option<TileFn> {
     if layout == Layout::X8 {
         return match dtype {
             DType::Q4_1 => Some(x8::tile_q4_1x8),
+            DType::Q8_0 => Some(x8::tile_q8_0x8),
             _ => None,
         };
     }

@@ -1,6 +1,7 @@
 //! AVX2 tiles for the interleaved x8 layouts (see `crate::repack`): each `maddubs` multiplies
-//! 4 inputs of 8 rows at once against 4 broadcast activations, 8 of them summed in 16 bits,
-//! one `madd` to 32 bits per block: one lane per row, one scale FMA per 8 rows.
+//! 4 inputs of 8 rows at once against 4 broadcast activations, so lanes are rows: no
+//! horizontal sums, and one scale FMA per block covers 8 rows. Q4_1 sums 8 `maddubs` in
+//! 16 bits before one `madd` per block; Q8_0 needs the sign trick and a `madd` per chunk.
 
 use std::arch::x86_64::*;
 
@@ -8,7 +9,15 @@ use crate::quant::BlockQ8A;
 use crate::repack::GROUP;
 use crate::tile::Tile;
 
-/// C tokens x one 8-row Q4_1x8 group: `out[c][0..8]`.
+/// Broadcast of activation bytes `4i .. 4i+4` of a block.
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn bcast(x: &BlockQ8A, i: usize) -> __m256i {
+    // SAFETY: i < 8, inside the 32 quant bytes.
+    _mm256_set1_epi32(unsafe { std::ptr::read_unaligned(x.qs.as_ptr().cast::<i32>().add(i)) })
+}
+
+/// C tokens x one 8-row Q4_1x8 group (160-byte group blocks): `out[c][0..8]`.
 #[inline]
 #[target_feature(enable = "avx2,fma,f16c")]
 unsafe fn q4_1x8<const C: usize>(
@@ -20,35 +29,29 @@ unsafe fn q4_1x8<const C: usize>(
     let mask = _mm256_set1_epi8(0x0F);
     let ones = _mm256_set1_epi16(1);
     let mut acc = [_mm256_setzero_ps(); C];
-    // SAFETY: the caller guarantees nb group blocks at `g`, nb activation blocks per token and
-    // 8 writable floats per output pointer.
+    // SAFETY: the caller guarantees nb group blocks at `g`, nb activation blocks per token
+    // and 8 writable floats per output pointer.
     unsafe {
         for b in 0..nb {
             let blk = g.add(b * 160);
-            let d = _mm256_cvtph_ps(_mm_loadu_si128(blk.cast()));
-            let m = _mm256_cvtph_ps(_mm_loadu_si128(blk.add(16).cast()));
-            let mut lo = [_mm256_setzero_si256(); 4];
-            let mut hi = [_mm256_setzero_si256(); 4];
+            let x: [&BlockQ8A; C] = std::array::from_fn(|c| &*a[c].add(b));
+            let mut p = [_mm256_setzero_si256(); C];
             for u in 0..4 {
                 let q = _mm256_loadu_si256(blk.add(32 + 32 * u).cast());
-                lo[u] = _mm256_and_si256(q, mask);
-                hi[u] = _mm256_and_si256(_mm256_srli_epi16(q, 4), mask);
+                let lo = _mm256_and_si256(q, mask);
+                let hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), mask);
+                for c in 0..C {
+                    // 8 products of at most 2*15*127 each: the 16-bit sums cannot overflow.
+                    p[c] = _mm256_add_epi16(p[c], _mm256_maddubs_epi16(lo, bcast(x[c], u)));
+                    p[c] = _mm256_add_epi16(p[c], _mm256_maddubs_epi16(hi, bcast(x[c], 4 + u)));
+                }
             }
+            let d = _mm256_cvtph_ps(_mm_loadu_si128(blk.cast()));
+            let m = _mm256_cvtph_ps(_mm_loadu_si128(blk.add(16).cast()));
             for c in 0..C {
-                let x = &*a[c].add(b);
-                let xp = x.qs.as_ptr().cast::<i32>();
-                let bc = |i: usize| _mm256_set1_epi32(std::ptr::read_unaligned(xp.add(i)));
-                let mut p = _mm256_maddubs_epi16(lo[0], bc(0));
-                p = _mm256_add_epi16(p, _mm256_maddubs_epi16(lo[1], bc(1)));
-                p = _mm256_add_epi16(p, _mm256_maddubs_epi16(lo[2], bc(2)));
-                p = _mm256_add_epi16(p, _mm256_maddubs_epi16(lo[3], bc(3)));
-                p = _mm256_add_epi16(p, _mm256_maddubs_epi16(hi[0], bc(4)));
-                p = _mm256_add_epi16(p, _mm256_maddubs_epi16(hi[1], bc(5)));
-                p = _mm256_add_epi16(p, _mm256_maddubs_epi16(hi[2], bc(6)));
-                p = _mm256_add_epi16(p, _mm256_maddubs_epi16(hi[3], bc(7)));
-                let s = _mm256_cvtepi32_ps(_mm256_madd_epi16(p, ones));
-                acc[c] = _mm256_fmadd_ps(s, _mm256_mul_ps(d, _mm256_set1_ps(x.d)), acc[c]);
-                acc[c] = _mm256_fmadd_ps(m, _mm256_set1_ps(x.s), acc[c]);
+                let s = _mm256_cvtepi32_ps(_mm256_madd_epi16(p[c], ones));
+                acc[c] = _mm256_fmadd_ps(s, _mm256_mul_ps(d, _mm256_set1_ps(x[c].d)), acc[c]);
+                acc[c] = _mm256_fmadd_ps(m, _mm256_set1_ps(x[c].s), acc[c]);
             }
         }
         for c in 0..C {
@@ -57,26 +60,63 @@ unsafe fn q4_1x8<const C: usize>(
     }
 }
 
-/// # Safety
-/// See [`crate::tile::TileFn`]; the CPU must support AVX2, FMA and F16C.
-pub(crate) unsafe fn tile_q4_1x8(t: &Tile) {
-    // SAFETY: forwarded from the caller.
-    unsafe { tile_q4_1x8_avx2(t) }
+/// C tokens x one 8-row Q8_0x8 group (272-byte group blocks): `out[c][0..8]`.
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn q8_0x8<const C: usize>(
+    g: *const u8,
+    nb: usize,
+    a: [*const BlockQ8A; C],
+    out: [*mut f32; C],
+) {
+    let ones = _mm256_set1_epi16(1);
+    let mut acc = [_mm256_setzero_ps(); C];
+    // SAFETY: as for `q4_1x8`, with 272-byte group blocks.
+    unsafe {
+        for b in 0..nb {
+            let blk = g.add(b * 272);
+            let x: [&BlockQ8A; C] = std::array::from_fn(|c| &*a[c].add(b));
+            let mut s = [_mm256_setzero_si256(); C];
+            for u in 0..8 {
+                let w = _mm256_loadu_si256(blk.add(16 + 32 * u).cast());
+                let aw = _mm256_sign_epi8(w, w);
+                for c in 0..C {
+                    let p = _mm256_maddubs_epi16(aw, _mm256_sign_epi8(bcast(x[c], u), w));
+                    s[c] = _mm256_add_epi32(s[c], _mm256_madd_epi16(p, ones));
+                }
+            }
+            let d = _mm256_cvtph_ps(_mm_loadu_si128(blk.cast()));
+            for c in 0..C {
+                acc[c] = _mm256_fmadd_ps(
+                    _mm256_cvtepi32_ps(s[c]),
+                    _mm256_mul_ps(d, _mm256_set1_ps(x[c].d)),
+                    acc[c],
+                );
+            }
+        }
+        for c in 0..C {
+            _mm256_storeu_ps(out[c], acc[c]);
+        }
+    }
 }
 
+type GroupFn<const C: usize> = unsafe fn(*const u8, usize, [*const BlockQ8A; C], [*mut f32; C]);
+
+/// Covers the tile group by group, 4 tokens at a time.
+#[inline]
 #[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn tile_q4_1x8_avx2(t: &Tile) {
+unsafe fn tile_x8(t: &Tile, four: GroupFn<4>, one: GroupFn<1>) {
     let nb = t.k / 32;
     let group_bytes = GROUP * t.w_stride;
     // SAFETY: groups and tokens below stay inside the tile.
     unsafe {
+        let act = |c: usize| t.a.add(c * t.a_stride).cast::<BlockQ8A>();
         for g in 0..t.nrows / GROUP {
             let gp = t.w.add(g * group_bytes);
-            let act = |c: usize| t.a.add(c * t.a_stride).cast::<BlockQ8A>();
             let out = |c: usize| t.out.add(c * t.out_stride + g * GROUP);
             let mut c = 0;
             while c + 4 <= t.ntok {
-                q4_1x8::<4>(
+                four(
                     gp,
                     nb,
                     [act(c), act(c + 1), act(c + 2), act(c + 3)],
@@ -85,9 +125,38 @@ unsafe fn tile_q4_1x8_avx2(t: &Tile) {
                 c += 4;
             }
             while c < t.ntok {
-                q4_1x8::<1>(gp, nb, [act(c)], [out(c)]);
+                one(gp, nb, [act(c)], [out(c)]);
                 c += 1;
             }
         }
     }
 }
+
+macro_rules! entry {
+    ($name:ident, $inner:ident, $kernel:ident) => {
+        /// # Safety
+        /// See [`crate::tile::TileFn`]; the CPU must support AVX2, FMA and F16C.
+        pub(crate) unsafe fn $name(t: &Tile) {
+            // SAFETY: forwarded from the caller.
+            unsafe { $inner(t) }
+        }
+
+        #[target_feature(enable = "avx2,fma,f16c")]
+        unsafe fn $inner(t: &Tile) {
+            #[target_feature(enable = "avx2,fma,f16c")]
+            unsafe fn four(g: *const u8, nb: usize, a: [*const BlockQ8A; 4], o: [*mut f32; 4]) {
+                // SAFETY: forwarded.
+                unsafe { $kernel::<4>(g, nb, a, o) }
+            }
+            #[target_feature(enable = "avx2,fma,f16c")]
+            unsafe fn one(g: *const u8, nb: usize, a: [*const BlockQ8A; 1], o: [*mut f32; 1]) {
+                // SAFETY: forwarded.
+                unsafe { $kernel::<1>(g, nb, a, o) }
+            }
+            // SAFETY: forwarded.
+            unsafe { tile_x8(t, four, one) }
+        }
+    };
+}
+entry!(tile_q4_1x8, tile_q4_1x8_avx2, q4_1x8);
+entry!(tile_q8_0x8, tile_q8_0x8_avx2, q8_0x8);

@@ -20,6 +20,7 @@ pub(crate) const ACT_QUANT: ActQuant = ActQuant {
 pub(crate) fn tile_fn(dtype: DType, layout: Layout, dot: bool) -> Option<TileFn> {
     match (layout, dtype, dot) {
         (Layout::X8, DType::Q4_1, true) => Some(x8::tile_q4_1x8_dot),
+        (Layout::X8, DType::Q8_0, true) => Some(x8::tile_q8_0x8_dot),
         (Layout::X8, _, _) => None,
         (Layout::Rows, DType::F32, _) => Some(float::tile_f32),
         (Layout::Rows, DType::BF16, _) => Some(float::tile_bf16),

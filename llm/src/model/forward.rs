@@ -1,0 +1,334 @@
+//! The forward pass over a batch of tokens at consecutive positions: embeddings, then per
+//! block RMSNorm -> fused Q/K/V matmul (+bias, +Q/K norm) -> RoPE -> f16 KV cache ->
+//! causal GQA attention -> output projection + residual -> RMSNorm -> fused gate/up matmul
+//! -> SwiGLU -> down projection + residual; finally RMSNorm and the vocabulary projection of
+//! the last token. All buffers live in [`RunState`], allocated once per session.
+
+use pocket_kernels::vec::{axpy_f16, dot_f16, exp_sub, silu_mul};
+use pocket_kernels::{ChunkCounter, MatmulJob, MatmulScratch, ThreadPool, matmul, matmul_many};
+
+use super::Model;
+use crate::LlmError;
+use crate::config::{ModelConfig, RopeStyle};
+use crate::kv::KvCache;
+
+/// Preallocated activations for batches of up to `batch` tokens.
+pub(crate) struct RunState {
+    pub batch: usize,
+    /// Residual stream [batch x d_model].
+    x: Vec<f32>,
+    /// Normalized input of the current sub-block [batch x d_model].
+    xn: Vec<f32>,
+    /// Sub-block output before the residual add [batch x d_model].
+    tmp: Vec<f32>,
+    /// [batch x q_dim]
+    q: Vec<f32>,
+    /// [batch x kv_dim]
+    k: Vec<f32>,
+    /// [batch x kv_dim]
+    v: Vec<f32>,
+    /// Attention output [batch x q_dim]
+    att: Vec<f32>,
+    /// [batch x ffn_dim]
+    gate: Vec<f32>,
+    /// [batch x ffn_dim]
+    up: Vec<f32>,
+    /// cos/sin per position and rotated pair [batch x rope_dims]
+    rope: Vec<f32>,
+    /// Attention scores, one row of `capacity` per thread.
+    scores: Vec<f32>,
+    /// Logits of the last token of the last batch [vocab].
+    pub logits: Vec<f32>,
+    scratch: MatmulScratch,
+}
+
+impl RunState {
+    pub fn new(cfg: &ModelConfig, batch: usize, capacity: usize, threads: usize) -> RunState {
+        let z = |n: usize| vec![0.0f32; n];
+        let mut scratch = MatmulScratch::new();
+        scratch.reserve(batch, cfg.d_model.max(cfg.q_dim()).max(cfg.ffn_dim));
+        RunState {
+            batch,
+            x: z(batch * cfg.d_model),
+            xn: z(batch * cfg.d_model),
+            tmp: z(batch * cfg.d_model),
+            q: z(batch * cfg.q_dim()),
+            k: z(batch * cfg.kv_dim()),
+            v: z(batch * cfg.kv_dim()),
+            att: z(batch * cfg.q_dim()),
+            gate: z(batch * cfg.ffn_dim),
+            up: z(batch * cfg.ffn_dim),
+            rope: z(batch * cfg.rope_dims),
+            scores: z(threads * capacity),
+            logits: z(cfg.vocab_size),
+            scratch,
+        }
+    }
+}
+
+/// Runs `tokens` (at most `st.batch`) at positions `pos..pos + n` through the model, adding
+/// their keys and values to `kv`; computes the logits of the last token when `logits`.
+pub(crate) fn forward(
+    m: &Model,
+    st: &mut RunState,
+    kv: &mut KvCache,
+    pool: &ThreadPool,
+    tokens: &[u32],
+    pos: usize,
+    logits: bool,
+) -> Result<(), LlmError> {
+    let c = m.config();
+    let n = tokens.len();
+    if n == 0 || n > st.batch || pos + n > kv.capacity() {
+        return Err(LlmError::ContextFull {
+            tokens: pos + n,
+            max: kv.capacity(),
+        });
+    }
+    let (d, qd, kvd, f) = (c.d_model, c.q_dim(), c.kv_dim(), c.ffn_dim);
+    for (t, &tok) in tokens.iter().enumerate() {
+        m.embed(tok, &mut st.x[t * d..(t + 1) * d])?;
+    }
+    rope_table(c, pos, n, &mut st.rope);
+    for (li, l) in m.layers.iter().enumerate() {
+        // Attention block.
+        rms_norm_rows(&st.x[..n * d], &l.attn_norm, c.rms_eps, &mut st.xn[..n * d]);
+        matmul_many(
+            pool,
+            &mut [
+                MatmulJob {
+                    w: m.weights(&l.wq)?,
+                    out: &mut st.q[..n * qd],
+                },
+                MatmulJob {
+                    w: m.weights(&l.wk)?,
+                    out: &mut st.k[..n * kvd],
+                },
+                MatmulJob {
+                    w: m.weights(&l.wv)?,
+                    out: &mut st.v[..n * kvd],
+                },
+            ],
+            &st.xn[..n * d],
+            n,
+            &mut st.scratch,
+        )?;
+        add_bias(&mut st.q[..n * qd], l.bq.as_deref());
+        add_bias(&mut st.k[..n * kvd], l.bk.as_deref());
+        add_bias(&mut st.v[..n * kvd], l.bv.as_deref());
+        if let Some(w) = &l.q_norm {
+            rms_norm_rows_inplace(&mut st.q[..n * qd], w, c.rms_eps);
+        }
+        if let Some(w) = &l.k_norm {
+            rms_norm_rows_inplace(&mut st.k[..n * kvd], w, c.rms_eps);
+        }
+        apply_rope(c, &st.rope, &mut st.q[..n * qd], n);
+        apply_rope(c, &st.rope, &mut st.k[..n * kvd], n);
+        kv.write(li, pos, n, &st.k[..n * kvd], &st.v[..n * kvd]);
+        attention(
+            c,
+            pool,
+            kv,
+            li,
+            &st.q[..n * qd],
+            n,
+            pos,
+            &mut st.att[..n * qd],
+            &mut st.scores,
+        );
+        matmul(
+            pool,
+            &m.weights(&l.wo)?,
+            &st.att[..n * qd],
+            n,
+            &mut st.tmp[..n * d],
+            &mut st.scratch,
+        )?;
+        add_into(&mut st.x[..n * d], &st.tmp[..n * d]);
+        // Feed-forward block.
+        rms_norm_rows(&st.x[..n * d], &l.ffn_norm, c.rms_eps, &mut st.xn[..n * d]);
+        matmul_many(
+            pool,
+            &mut [
+                MatmulJob {
+                    w: m.weights(&l.w_gate)?,
+                    out: &mut st.gate[..n * f],
+                },
+                MatmulJob {
+                    w: m.weights(&l.w_up)?,
+                    out: &mut st.up[..n * f],
+                },
+            ],
+            &st.xn[..n * d],
+            n,
+            &mut st.scratch,
+        )?;
+        silu_mul(&mut st.gate[..n * f], &st.up[..n * f]);
+        matmul(
+            pool,
+            &m.weights(&l.w_down)?,
+            &st.gate[..n * f],
+            n,
+            &mut st.tmp[..n * d],
+            &mut st.scratch,
+        )?;
+        add_into(&mut st.x[..n * d], &st.tmp[..n * d]);
+    }
+    if logits {
+        let last = &st.x[(n - 1) * d..n * d];
+        rms_norm_rows(last, &m.output_norm, c.rms_eps, &mut st.xn[..d]);
+        matmul(
+            pool,
+            &m.weights(&m.output)?,
+            &st.xn[..d],
+            1,
+            &mut st.logits,
+            &mut st.scratch,
+        )?;
+    }
+    Ok(())
+}
+
+/// `out = x / sqrt(mean(x²) + eps) * w` for each row of `w.len()` values (sum in f64, as
+/// llama.cpp).
+fn rms_norm_rows(x: &[f32], w: &[f32], eps: f32, out: &mut [f32]) {
+    let d = w.len();
+    for (xr, or) in x.chunks_exact(d).zip(out.chunks_exact_mut(d)) {
+        let s = rms_scale(xr, eps);
+        for ((o, v), g) in or.iter_mut().zip(xr).zip(w) {
+            *o = v * s * g;
+        }
+    }
+}
+
+fn rms_norm_rows_inplace(x: &mut [f32], w: &[f32], eps: f32) {
+    let d = w.len();
+    for xr in x.chunks_exact_mut(d) {
+        let s = rms_scale(xr, eps);
+        for (v, g) in xr.iter_mut().zip(w) {
+            *v = *v * s * g;
+        }
+    }
+}
+
+fn rms_scale(x: &[f32], eps: f32) -> f32 {
+    let sum: f64 = x.iter().map(|&v| f64::from(v * v)).sum();
+    let mean = (sum / x.len() as f64) as f32;
+    1.0 / (mean + eps).sqrt()
+}
+
+fn add_bias(x: &mut [f32], b: Option<&[f32]>) {
+    if let Some(b) = b {
+        for row in x.chunks_exact_mut(b.len()) {
+            add_into(row, b);
+        }
+    }
+}
+
+fn add_into(x: &mut [f32], y: &[f32]) {
+    for (a, b) in x.iter_mut().zip(y) {
+        *a += b;
+    }
+}
+
+/// cos/sin of every rotated pair for positions `pos..pos + n`, computed as llama.cpp's
+/// `rope_cache_init` does (angle advanced by repeated multiplication, in f32).
+fn rope_table(c: &ModelConfig, pos: usize, n: usize, out: &mut [f32]) {
+    let pairs = c.rope_dims / 2;
+    let theta_scale = c.rope_base.powf(-2.0 / c.rope_dims as f32);
+    for t in 0..n {
+        let mut theta = (pos + t) as f32;
+        let row = &mut out[t * 2 * pairs..(t + 1) * 2 * pairs];
+        for i in 0..pairs {
+            let a = c.rope_freq_scale * theta;
+            row[2 * i] = a.cos();
+            row[2 * i + 1] = a.sin();
+            theta *= theta_scale;
+        }
+    }
+}
+
+/// Rotates every head of `x` (`n` rows of whole heads) by its token's angles.
+fn apply_rope(c: &ModelConfig, table: &[f32], x: &mut [f32], n: usize) {
+    let (hd, pairs) = (c.head_dim, c.rope_dims / 2);
+    let row_len = x.len() / n;
+    for t in 0..n {
+        let cs = &table[t * 2 * pairs..(t + 1) * 2 * pairs];
+        for head in x[t * row_len..(t + 1) * row_len].chunks_exact_mut(hd) {
+            for i in 0..pairs {
+                let (j0, j1) = match c.rope_style {
+                    RopeStyle::Adjacent => (2 * i, 2 * i + 1),
+                    RopeStyle::Neox => (i, i + pairs),
+                };
+                let (cos, sin) = (cs[2 * i], cs[2 * i + 1]);
+                let (a, b) = (head[j0], head[j1]);
+                head[j0] = a * cos - b * sin;
+                head[j1] = a * sin + b * cos;
+            }
+        }
+    }
+}
+
+/// Causal attention of `n` query rows at positions `pos..pos + n` over the cache, each
+/// query head reading its KV group's keys and values. Work items are (token, head) pairs
+/// shared out over the pool; each thread scores into its own row of `scores`.
+#[allow(clippy::too_many_arguments)]
+fn attention(
+    c: &ModelConfig,
+    pool: &ThreadPool,
+    kv: &KvCache,
+    layer: usize,
+    q: &[f32],
+    n: usize,
+    pos: usize,
+    out: &mut [f32],
+    scores: &mut [f32],
+) {
+    let (hd, nh, qd) = (c.head_dim, c.n_heads, c.q_dim());
+    let group = c.n_heads / c.n_kv_heads;
+    let cap = kv.capacity();
+    let scale = 1.0 / (hd as f32).sqrt();
+    let counter = ChunkCounter::new(n * nh, 1);
+    let out_ptr = SyncPtr(out.as_mut_ptr());
+    let scores_ptr = SyncPtr(scores.as_mut_ptr());
+    let threads = pool.threads();
+    debug_assert!(scores.len() >= threads * cap);
+    pool.run(|tid| {
+        let (out_ptr, scores_ptr) = (out_ptr.get(), scores_ptr.get());
+        // SAFETY: each thread owns row `tid` of the scores buffer.
+        let sc = unsafe { std::slice::from_raw_parts_mut(scores_ptr.add(tid * cap), cap) };
+        while let Some(items) = counter.next() {
+            for item in items {
+                let (t, h) = (item / nh, item % nh);
+                let g = h / group;
+                let len = pos + t + 1;
+                let qv = &q[t * qd + h * hd..][..hd];
+                let (keys, values) = (kv.keys(layer, g), kv.values(layer, g));
+                let mut max = f32::NEG_INFINITY;
+                for p in 0..len {
+                    let s = dot_f16(&keys[p * hd..(p + 1) * hd], qv) * scale;
+                    sc[p] = s;
+                    max = max.max(s);
+                }
+                let sum = exp_sub(&mut sc[..len], max);
+                let inv = 1.0 / sum;
+                // SAFETY: (t, h) items are disjoint, so are their output slices.
+                let o = unsafe { std::slice::from_raw_parts_mut(out_ptr.add(t * qd + h * hd), hd) };
+                o.fill(0.0);
+                for p in 0..len {
+                    axpy_f16(o, sc[p] * inv, &values[p * hd..(p + 1) * hd]);
+                }
+            }
+        }
+    });
+}
+
+/// A raw pointer shared with pool threads that write disjoint parts of its buffer.
+struct SyncPtr<T>(*mut T);
+// SAFETY: only used within one `pool.run`, with disjoint accesses per thread.
+unsafe impl<T> Sync for SyncPtr<T> {}
+impl<T> SyncPtr<T> {
+    fn get(&self) -> *mut T {
+        self.0
+    }
+}

@@ -1,0 +1,200 @@
+//! Binds GGUF tensors to the model's fields, checking every name, shape and format against
+//! the config, and repacks matrices for the interleaved kernels.
+
+use std::fs::File;
+
+use pocket_kernels::{DType, Weights};
+
+use super::{Layer, LoadOptions, Mat, Model, Src};
+use crate::LlmError;
+use crate::config::{Arch, ModelConfig};
+use crate::gguf::GgufFile;
+use crate::tokenizer::Tokenizer;
+
+pub(super) fn from_file(file: GgufFile, opts: LoadOptions) -> Result<Model, LlmError> {
+    let config = ModelConfig::from_gguf(&file)?;
+    let tokenizer = Tokenizer::from_gguf(&file)?;
+    if tokenizer.vocab_size() != config.vocab_size {
+        return Err(invalid(format!(
+            "tokenizer has {} tokens, the model {}",
+            tokenizer.vocab_size(),
+            config.vocab_size
+        )));
+    }
+    let mut b = Binder {
+        file: &file,
+        opts,
+        reader: None,
+        packed: Vec::new(),
+        buf: Vec::new(),
+    };
+    let (d, v) = (config.d_model, config.vocab_size);
+    let token_embd = b.mat("token_embd.weight", v, d)?;
+    let tied = file.tensor("output.weight").is_none();
+    let output = if tied {
+        token_embd.clone()
+    } else {
+        b.mat("output.weight", v, d)?
+    };
+    let output_norm = b.vector("output_norm.weight", d)?;
+    let mut layers = Vec::with_capacity(config.n_layers);
+    for i in 0..config.n_layers {
+        layers.push(b.layer(&config, i)?);
+    }
+    let packed = b.packed;
+    Ok(Model {
+        file,
+        config,
+        tokenizer,
+        token_embd,
+        output,
+        output_norm,
+        layers,
+        packed,
+        tied,
+    })
+}
+
+fn invalid(reason: String) -> LlmError {
+    LlmError::InvalidModel { reason }
+}
+
+struct Binder<'f> {
+    file: &'f GgufFile,
+    opts: LoadOptions,
+    /// The file opened for `pread` (repacking reads bytes without faulting in the mapping).
+    reader: Option<File>,
+    packed: Vec<pocket_kernels::repack::PackedBytes>,
+    buf: Vec<u8>,
+}
+
+impl Binder<'_> {
+    fn layer(&mut self, c: &ModelConfig, i: usize) -> Result<Layer, LlmError> {
+        let n = |s: &str| format!("blk.{i}.{s}");
+        let (d, q, kv, f, hd) = (c.d_model, c.q_dim(), c.kv_dim(), c.ffn_dim, c.head_dim);
+        let qwen2 = c.arch == Arch::Qwen2;
+        let qwen3 = c.arch == Arch::Qwen3;
+        Ok(Layer {
+            attn_norm: self.vector(&n("attn_norm.weight"), d)?,
+            wq: self.mat(&n("attn_q.weight"), q, d)?,
+            wk: self.mat(&n("attn_k.weight"), kv, d)?,
+            wv: self.mat(&n("attn_v.weight"), kv, d)?,
+            bq: self.opt_vector(&n("attn_q.bias"), q, qwen2)?,
+            bk: self.opt_vector(&n("attn_k.bias"), kv, qwen2)?,
+            bv: self.opt_vector(&n("attn_v.bias"), kv, qwen2)?,
+            q_norm: self.opt_vector(&n("attn_q_norm.weight"), hd, qwen3)?,
+            k_norm: self.opt_vector(&n("attn_k_norm.weight"), hd, qwen3)?,
+            wo: self.mat(&n("attn_output.weight"), d, q)?,
+            ffn_norm: self.vector(&n("ffn_norm.weight"), d)?,
+            w_gate: self.mat(&n("ffn_gate.weight"), f, d)?,
+            w_up: self.mat(&n("ffn_up.weight"), f, d)?,
+            w_down: self.mat(&n("ffn_down.weight"), d, f)?,
+        })
+    }
+
+    /// A 2-D matrix of `rows` outputs x `cols` inputs (GGUF dims `[cols, rows]`).
+    fn mat(&mut self, name: &str, rows: usize, cols: usize) -> Result<Mat, LlmError> {
+        let info = self.file.require_tensor(name)?;
+        let dims = info.dims();
+        if dims.len() != 2 || dims[0] != cols as u64 || dims[1] != rows as u64 {
+            return Err(invalid(format!(
+                "{name} has shape {dims:?}, expected [{cols}, {rows}]"
+            )));
+        }
+        let dtype = DType::from_ggml_id(info.ggml_type().id()).ok_or_else(|| {
+            invalid(format!(
+                "{name} is {}, which this engine cannot compute with",
+                info.ggml_type().name()
+            ))
+        })?;
+        let data = self.file.tensor_data(info);
+        // Validates the byte count against the shape and format.
+        let w = Weights::new(dtype, rows, cols, data)?;
+        let start = data.as_ptr() as usize - self.file.bytes().as_ptr() as usize;
+        let range = start..start + data.len();
+        if self.opts.repack
+            && let Some(packed) = self.repacked(&w, range.clone())?
+        {
+            self.packed.push(packed);
+            return Ok(Mat {
+                dtype,
+                rows,
+                cols,
+                src: Src::Packed(self.packed.len() - 1),
+            });
+        }
+        Ok(Mat {
+            dtype,
+            rows,
+            cols,
+            src: Src::File(range),
+        })
+    }
+
+    /// The interleaved copy of `w` if this CPU's kernels want one. Bytes are read with
+    /// `pread` when the file can be reopened, so the mapping itself stays untouched.
+    fn repacked(
+        &mut self,
+        w: &Weights<'_>,
+        range: std::ops::Range<usize>,
+    ) -> Result<Option<pocket_kernels::repack::PackedBytes>, LlmError> {
+        if !w.wants_repack() {
+            return Ok(None);
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileExt;
+            if self.reader.is_none() {
+                self.reader = File::open(self.file.path()).ok();
+            }
+            if let Some(f) = &self.reader {
+                self.buf.resize(range.len(), 0);
+                if f.read_exact_at(&mut self.buf, range.start as u64).is_ok() {
+                    let copy = Weights::new(w.dtype(), w.rows(), w.cols(), &self.buf)?;
+                    return Ok(copy.repacked());
+                }
+            }
+        }
+        let _ = range;
+        Ok(w.repacked())
+    }
+
+    /// A 1-D tensor of `len` float values, widened to f32.
+    fn vector(&mut self, name: &str, len: usize) -> Result<Vec<f32>, LlmError> {
+        let info = self.file.require_tensor(name)?;
+        if info.dims() != [len as u64] {
+            return Err(invalid(format!(
+                "{name} has shape {:?}, expected [{len}]",
+                info.dims()
+            )));
+        }
+        let dtype = DType::from_ggml_id(info.ggml_type().id())
+            .filter(|d| !d.is_quantized())
+            .ok_or_else(|| {
+                invalid(format!(
+                    "{name} is {}, expected a float format",
+                    info.ggml_type().name()
+                ))
+            })?;
+        let mut out = vec![0.0; len];
+        pocket_kernels::quant::dequantize_row(dtype, self.file.tensor_data(info), &mut out)?;
+        if out.iter().any(|v| !v.is_finite()) {
+            return Err(invalid(format!("{name} holds non-finite values")));
+        }
+        Ok(out)
+    }
+
+    /// A vector that the architecture requires (`required`) or may have.
+    fn opt_vector(
+        &mut self,
+        name: &str,
+        len: usize,
+        required: bool,
+    ) -> Result<Option<Vec<f32>>, LlmError> {
+        if required || self.file.tensor(name).is_some() {
+            self.vector(name, len).map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+}

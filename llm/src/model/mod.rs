@@ -1,0 +1,198 @@
+//! A loaded model: validated config, tokenizer and immutable weights. Large matrices stay in
+//! the file mapping (zero-copy) unless this CPU has faster kernels for an interleaved layout,
+//! in which case they are repacked once at load (read with `pread`, so the mapping's pages
+//! are never touched and resident memory does not hold both copies).
+
+mod forward;
+mod load;
+
+pub(crate) use forward::{RunState, forward};
+
+use std::path::Path;
+use std::sync::Arc;
+
+use pocket_kernels::repack::PackedBytes;
+use pocket_kernels::{DType, Weights};
+
+use crate::LlmError;
+use crate::config::ModelConfig;
+use crate::gguf::GgufFile;
+use crate::tokenizer::Tokenizer;
+
+/// A weight matrix: where its bytes are and its shape (`rows` outputs x `cols` inputs).
+#[derive(Clone, Debug)]
+pub(crate) struct Mat {
+    pub dtype: DType,
+    pub rows: usize,
+    pub cols: usize,
+    src: Src,
+}
+
+#[derive(Clone, Debug)]
+enum Src {
+    /// Byte range of the file (GGML row-major layout).
+    File(std::ops::Range<usize>),
+    /// Index into `Model::packed` (interleaved layout).
+    Packed(usize),
+}
+
+/// One transformer block. Shapes in (rows x cols) = (outputs x inputs).
+#[derive(Debug)]
+pub(crate) struct Layer {
+    /// [d_model]
+    pub attn_norm: Vec<f32>,
+    /// [q_dim x d_model]
+    pub wq: Mat,
+    /// [kv_dim x d_model]
+    pub wk: Mat,
+    /// [kv_dim x d_model]
+    pub wv: Mat,
+    /// [q_dim], [kv_dim], [kv_dim] (qwen2)
+    pub bq: Option<Vec<f32>>,
+    pub bk: Option<Vec<f32>>,
+    pub bv: Option<Vec<f32>>,
+    /// [head_dim] each (qwen3)
+    pub q_norm: Option<Vec<f32>>,
+    pub k_norm: Option<Vec<f32>>,
+    /// [d_model x q_dim]
+    pub wo: Mat,
+    /// [d_model]
+    pub ffn_norm: Vec<f32>,
+    /// [ffn_dim x d_model]
+    pub w_gate: Mat,
+    /// [ffn_dim x d_model]
+    pub w_up: Mat,
+    /// [d_model x ffn_dim]
+    pub w_down: Mat,
+}
+
+/// An immutable, shareable model. Sessions hold an `Arc<Model>`.
+pub struct Model {
+    file: GgufFile,
+    config: ModelConfig,
+    tokenizer: Tokenizer,
+    /// [vocab x d_model]
+    pub(crate) token_embd: Mat,
+    /// [vocab x d_model]; the same tensor as `token_embd` when embeddings are tied.
+    pub(crate) output: Mat,
+    /// [d_model]
+    pub(crate) output_norm: Vec<f32>,
+    pub(crate) layers: Vec<Layer>,
+    packed: Vec<PackedBytes>,
+    tied: bool,
+}
+
+impl std::fmt::Debug for Model {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Model")
+            .field("path", &self.file.path())
+            .field("config", &self.config)
+            .field("tied", &self.tied)
+            .field("repacked_matrices", &self.packed.len())
+            .finish()
+    }
+}
+
+/// How to load a model.
+#[derive(Clone, Copy, Debug)]
+pub struct LoadOptions {
+    /// Repack matrices into the interleaved layout when this CPU has kernels for it
+    /// (faster; off = every matrix used in place from the file mapping).
+    pub repack: bool,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions { repack: true }
+    }
+}
+
+impl Model {
+    /// Maps, validates and prepares the GGUF model at `path`.
+    pub fn load(path: &Path) -> Result<Arc<Model>, LlmError> {
+        Model::load_with(path, LoadOptions::default())
+    }
+
+    /// [`Model::load`] with options.
+    pub fn load_with(path: &Path, opts: LoadOptions) -> Result<Arc<Model>, LlmError> {
+        Ok(Arc::new(load::from_file(GgufFile::open(path)?, opts)?))
+    }
+
+    /// A model from an already opened GGUF file (e.g. one written to memory by
+    /// [`crate::gguf_writer`]).
+    pub fn from_gguf(file: GgufFile, opts: LoadOptions) -> Result<Arc<Model>, LlmError> {
+        Ok(Arc::new(load::from_file(file, opts)?))
+    }
+
+    pub fn config(&self) -> &ModelConfig {
+        &self.config
+    }
+
+    pub fn tokenizer(&self) -> &Tokenizer {
+        &self.tokenizer
+    }
+
+    /// The GGUF file the model lives in.
+    pub fn gguf(&self) -> &GgufFile {
+        &self.file
+    }
+
+    /// The chat template stored in the file (`tokenizer.chat_template`), if any.
+    pub fn chat_template(&self) -> Option<&str> {
+        self.file
+            .get_opt::<&str>("tokenizer.chat_template")
+            .ok()
+            .flatten()
+    }
+
+    /// Whether the output projection reuses the token embeddings.
+    pub fn tied_embeddings(&self) -> bool {
+        self.tied
+    }
+
+    /// Weight bytes one decode step reads: every layer matrix plus the output projection
+    /// (the embedding lookup reads one row). For bandwidth estimates.
+    pub fn weight_bytes_per_token(&self) -> u64 {
+        let mat = |m: &Mat| m.dtype.matrix_bytes(m.rows, m.cols).unwrap_or(0) as u64;
+        let layers: u64 = self
+            .layers
+            .iter()
+            .map(|l| {
+                mat(&l.wq)
+                    + mat(&l.wk)
+                    + mat(&l.wv)
+                    + mat(&l.wo)
+                    + mat(&l.w_gate)
+                    + mat(&l.w_up)
+                    + mat(&l.w_down)
+            })
+            .sum();
+        layers + mat(&self.output)
+    }
+
+    /// Number of matrices held in the interleaved layout.
+    pub fn repacked_matrices(&self) -> usize {
+        self.packed.len()
+    }
+
+    /// The kernel view of a matrix.
+    pub(crate) fn weights(&self, m: &Mat) -> Result<Weights<'_>, LlmError> {
+        Ok(match &m.src {
+            Src::File(r) => Weights::new(m.dtype, m.rows, m.cols, &self.file.bytes()[r.clone()])?,
+            Src::Packed(i) => Weights::x8(m.dtype, m.rows, m.cols, self.packed[*i].as_slice())?,
+        })
+    }
+
+    /// Writes the embedding of `token` into `out` (`d_model` values).
+    pub(crate) fn embed(&self, token: u32, out: &mut [f32]) -> Result<(), LlmError> {
+        if token as usize >= self.config.vocab_size {
+            return Err(LlmError::InvalidToken {
+                id: token,
+                vocab_size: self.config.vocab_size,
+            });
+        }
+        self.weights(&self.token_embd)?
+            .dequantize_row(token as usize, out)?;
+        Ok(())
+    }
+}

@@ -1,0 +1,169 @@
+//! A low-level inference session: one model, a thread pool, an f16 KV cache and preallocated
+//! activations. Tokens are appended with [`Session::prefill`] (batched) or
+//! [`Session::decode`] (one at a time); the cache keeps every position until
+//! [`Session::truncate`], so a caller can reuse a shared prefix and only run new tokens.
+
+use std::sync::Arc;
+
+use pocket_kernels::ThreadPool;
+
+use crate::LlmError;
+use crate::kv::KvCache;
+use crate::model::{Model, RunState, forward};
+
+/// Sizes of a session.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SessionOptions {
+    /// Positions the KV cache holds (capped at the model's training context).
+    pub context: usize,
+    /// Compute threads (0 = one per CPU).
+    pub threads: usize,
+    /// Most tokens run through the model in one batch during prefill.
+    pub batch: usize,
+}
+
+impl Default for SessionOptions {
+    fn default() -> Self {
+        SessionOptions {
+            context: 4096,
+            threads: 0,
+            batch: 128,
+        }
+    }
+}
+
+/// KV cache + activations for one conversation over a shared [`Model`].
+pub struct Session {
+    model: Arc<Model>,
+    pool: ThreadPool,
+    kv: KvCache,
+    st: RunState,
+    tokens: Vec<u32>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("len", &self.tokens.len())
+            .field("capacity", &self.kv.capacity())
+            .field("threads", &self.pool.threads())
+            .finish()
+    }
+}
+
+impl Session {
+    pub fn new(model: Arc<Model>, opts: SessionOptions) -> Result<Session, LlmError> {
+        let c = model.config();
+        let context = opts.context.min(c.train_ctx);
+        if context == 0 || opts.batch == 0 {
+            return Err(LlmError::InvalidSession {
+                reason: "context and batch must be at least 1".into(),
+            });
+        }
+        let pool = ThreadPool::new(opts.threads)?;
+        let kv = KvCache::new(c, context)?;
+        let st = RunState::new(c, opts.batch.min(context), context, pool.threads());
+        Ok(Session {
+            model,
+            pool,
+            kv,
+            st,
+            tokens: Vec::with_capacity(context),
+        })
+    }
+
+    pub fn model(&self) -> &Arc<Model> {
+        &self.model
+    }
+
+    /// Tokens whose keys and values are in the cache, in position order.
+    pub fn tokens(&self) -> &[u32] {
+        &self.tokens
+    }
+
+    /// Positions in use.
+    pub fn len(&self) -> usize {
+        self.tokens.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tokens.is_empty()
+    }
+
+    /// Positions the cache holds.
+    pub fn capacity(&self) -> usize {
+        self.kv.capacity()
+    }
+
+    /// Compute threads in use.
+    pub fn threads(&self) -> usize {
+        self.pool.threads()
+    }
+
+    /// Bytes of the KV cache allocation.
+    pub fn kv_bytes(&self) -> usize {
+        self.kv.bytes()
+    }
+
+    /// Appends `tokens` (in batches) and returns the logits after the last one. Fails with
+    /// [`LlmError::ContextFull`] before doing any work if they do not fit.
+    pub fn prefill(&mut self, tokens: &[u32]) -> Result<&[f32], LlmError> {
+        if tokens.is_empty() {
+            return Err(LlmError::InvalidSession {
+                reason: "prefill of zero tokens".into(),
+            });
+        }
+        let total = self.tokens.len() + tokens.len();
+        if total > self.kv.capacity() {
+            return Err(LlmError::ContextFull {
+                tokens: total,
+                max: self.kv.capacity(),
+            });
+        }
+        let vocab = self.model.config().vocab_size;
+        if let Some(&bad) = tokens.iter().find(|&&t| t as usize >= vocab) {
+            return Err(LlmError::InvalidToken {
+                id: bad,
+                vocab_size: vocab,
+            });
+        }
+        let batch = self.st.batch;
+        let chunks = tokens.len().div_ceil(batch);
+        for (i, chunk) in tokens.chunks(batch).enumerate() {
+            let pos = self.tokens.len();
+            let last = i + 1 == chunks;
+            let r = forward(
+                &self.model,
+                &mut self.st,
+                &mut self.kv,
+                &self.pool,
+                chunk,
+                pos,
+                last,
+            );
+            r?;
+            self.tokens.extend_from_slice(chunk);
+        }
+        Ok(&self.st.logits)
+    }
+
+    /// Appends one token and returns the logits after it.
+    pub fn decode(&mut self, token: u32) -> Result<&[f32], LlmError> {
+        self.prefill(std::slice::from_ref(&token))
+    }
+
+    /// Logits after the last token run (zeros before any).
+    pub fn logits(&self) -> &[f32] {
+        &self.st.logits
+    }
+
+    /// Keeps only the first `len` positions (later ones are recomputed if needed).
+    pub fn truncate(&mut self, len: usize) {
+        self.tokens.truncate(len);
+    }
+
+    /// Forgets everything.
+    pub fn clear(&mut self) {
+        self.tokens.clear();
+    }
+}

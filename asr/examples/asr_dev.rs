@@ -14,7 +14,14 @@ fn main() -> anyhow::Result<()> {
     let min_ms: u32 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(0);
     let tail_ms: u32 = args.get(4).and_then(|s| s.parse().ok()).unwrap_or(0);
     let threads: usize = args.get(5).and_then(|s| s.parse().ok()).unwrap_or(2);
+    let virtual_window = std::env::var("VW").is_ok();
+    let silence_floor: f32 = std::env::var("VW")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(-0.5);
     let cfg = RecognizerConfig {
+        virtual_window,
+        silence_floor,
         weight_format: fmt,
         min_input_ms: min_ms,
         tail_pad_ms: tail_ms,

@@ -18,10 +18,19 @@ pub struct RecognizerConfig {
     pub min_input_ms: u32,
     /// Silence appended after the audio before encoding.
     pub tail_pad_ms: u32,
+    /// Let the audio positions attend to a precomputed silent rest of the 30 s window
+    /// (computed once at load), approximating Whisper's padded input at a fraction of its cost.
+    pub virtual_window: bool,
+    /// Log-mel value of the precomputed silence (Whisper's padding sits at `(max - 4) / 4`;
+    /// speech at normal level puts it near -0.5).
+    pub silence_floor: f32,
     /// Whisper's no-speech rule: text is dropped when `no_speech_prob` is above this...
     pub no_speech_threshold: f32,
     /// ...and the average token log-probability is below this.
     pub logprob_threshold: f32,
+    /// Text is also dropped when `no_speech_prob` alone is above this: Whisper's confident
+    /// "you" on digital silence has a high log-probability (speech clips stay below 0.1).
+    pub no_speech_certain: f32,
     /// Cap on decoded tokens per second of audio (plus 8), against runaway repetition.
     pub max_tokens_per_second: f64,
     /// Voice activity detection and endpointing of streams.
@@ -38,8 +47,11 @@ impl Default for RecognizerConfig {
             language: None,
             min_input_ms: 0,
             tail_pad_ms: 0,
+            virtual_window: true,
+            silence_floor: -0.5,
             no_speech_threshold: 0.6,
             logprob_threshold: -1.0,
+            no_speech_certain: 0.8,
             max_tokens_per_second: 12.0,
             endpoint: Default::default(),
             partial_interval_ms: 500,

@@ -67,7 +67,15 @@ impl Recognizer {
     /// Loads a CTranslate2 Whisper folder (`model.bin`, `vocabulary.txt`, `config.json`).
     pub fn load(model_dir: &Path, cfg: RecognizerConfig) -> Result<Arc<Self>, AsrError> {
         cfg.validate()?;
-        let model = Whisper::load(model_dir, cfg.weight_format, cfg.threads)?;
+        let mut model = Whisper::load(model_dir, cfg.weight_format, cfg.threads)?;
+        if cfg.virtual_window {
+            model.silence = Some(crate::whisper::encoder::SilenceContext::build(
+                &model.weights,
+                &model.pool,
+                model.isa,
+                cfg.silence_floor,
+            ));
+        }
         let (prompt, sot_index) = model.prompt(cfg.language.as_deref())?;
         Ok(Arc::new(Self {
             model,
@@ -167,8 +175,10 @@ impl Recognizer {
             draft,
             max_tokens,
         );
-        let silence = d.no_speech_prob > self.cfg.no_speech_threshold
-            && d.avg_logprob < self.cfg.logprob_threshold;
+        let silence = (d.no_speech_prob > self.cfg.no_speech_threshold
+            && d.avg_logprob < self.cfg.logprob_threshold)
+            || d.no_speech_prob > self.cfg.no_speech_certain
+            || d.tokens.is_empty();
         let text = if silence {
             String::new()
         } else {

@@ -257,6 +257,12 @@ impl AsrStream {
         r.map(|(t, _)| t)
     }
 
+    /// Samples held by the stream (utterance audio plus audio kept for the next one); bounded
+    /// by the maximum utterance length whatever the caller feeds.
+    pub fn buffered_samples(&self) -> usize {
+        self.audio.len() + self.overflow.len()
+    }
+
     /// True once the endpointer decided the utterance ended (silence or maximum length).
     pub fn is_endpoint(&self) -> bool {
         self.endpoint

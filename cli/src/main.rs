@@ -25,6 +25,8 @@ enum Command {
     Demo(cmd::demo::DemoArgs),
     /// Speak text into a WAV file (prints time to first chunk and RTF).
     Say(cmd::say::SayArgs),
+    /// Transcribe a WAV file (prints text, per-utterance timing and RTF).
+    Transcribe(cmd::transcribe::TranscribeArgs),
 }
 
 fn main() -> std::process::ExitCode {
@@ -33,6 +35,7 @@ fn main() -> std::process::ExitCode {
         Command::Assets(c) => cmd::assets::run(c),
         Command::Demo(a) => cmd::demo::run(a),
         Command::Say(a) => cmd::say::run(a),
+        Command::Transcribe(a) => cmd::transcribe::run(a),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -67,21 +67,39 @@ impl DecoderState {
         }
     }
 
-    /// Computes the cross-attention keys/values of an encoder output `[t][d]` and clears the
-    /// self-attention cache.
-    pub fn set_audio(&mut self, w: &Weights, pool: &ThreadPool, isa: Isa, enc: &[f32], t: usize) {
+    /// Computes the cross-attention keys/values of an encoder output `[t][d]` (followed by the
+    /// silent positions `t..` of `silence`, `[audio_ctx][2d]` per layer, when given) and clears
+    /// the self-attention cache.
+    pub fn set_audio(
+        &mut self,
+        w: &Weights,
+        pool: &ThreadPool,
+        isa: Isa,
+        enc: &[f32],
+        t_audio: usize,
+        silence: Option<&[Vec<f32>]>,
+    ) {
         let (d, h) = (self.d, self.heads);
         let hd = d / h;
+        let t = if silence.is_some() {
+            w.dims.audio_ctx.max(t_audio)
+        } else {
+            t_audio
+        };
         for (li, l) in w.dec.iter().enumerate() {
             gemm::matmul(
                 pool,
                 isa,
                 enc,
-                t,
+                t_audio,
                 &l.cross_kv.w,
                 l.cross_kv.b.as_deref(),
                 &mut self.kv_tmp,
             );
+            if let Some(s) = silence {
+                let r = t_audio * 2 * d..t * 2 * d;
+                self.kv_tmp[r.clone()].copy_from_slice(&s[li][r]);
+            }
             let (ck, cv) = (&mut self.cross_k[li], &mut self.cross_v[li]);
             for p in 0..t {
                 let row = &self.kv_tmp[p * 2 * d..(p + 1) * 2 * d];

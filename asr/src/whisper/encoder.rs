@@ -9,6 +9,9 @@ use super::weights::{Linear, Weights};
 use crate::gemm::{self, Isa, View};
 use crate::pool::ThreadPool;
 
+/// One f32 buffer per layer.
+type PerLayer = Vec<Vec<f32>>;
+
 /// Per-thread scratch of one attention head.
 #[derive(Debug, Default)]
 struct HeadScratch {
@@ -33,11 +36,64 @@ pub struct EncoderState {
     heads: Vec<Mutex<HeadScratch>>,
     /// Number of valid positions in `x`.
     pub positions: usize,
+    /// When set, per-layer keys and values are recorded here (`SilenceContext::build`).
+    capture: Option<(PerLayer, PerLayer)>,
 }
 
 fn linear(pool: &ThreadPool, isa: Isa, l: &Linear, x: &[f32], m: usize, y: &mut Vec<f32>) {
     y.resize(m * l.w.n, 0.0);
     gemm::matmul(pool, isa, x, m, &l.w, l.b.as_deref(), y);
+}
+
+/// Keys and values of a silent 30 s window, per layer `[audio_ctx][d]`, and the decoder's
+/// cross-attention keys/values of its output (`[audio_ctx][2d]` per decoder layer). With it
+/// the encoder runs only the audio positions, which attend to the silent positions after them
+/// as if the 30 s window were there (the silent positions are not updated by the audio).
+#[derive(Debug)]
+pub struct SilenceContext {
+    pub floor: f32,
+    pub k: Vec<Vec<f32>>,
+    pub v: Vec<Vec<f32>>,
+    pub cross_kv: Vec<Vec<f32>>,
+}
+
+impl SilenceContext {
+    /// Runs the full 30 s window on a constant log-mel `floor` once.
+    pub fn build(w: &Weights, pool: &ThreadPool, isa: Isa, floor: f32) -> Self {
+        let dm = w.dims;
+        let frames = 2 * dm.audio_ctx;
+        let mel = vec![floor; dm.n_mels * frames];
+        let mut st = EncoderState {
+            capture: Some((Vec::new(), Vec::new())),
+            ..Default::default()
+        };
+        encode(w, pool, isa, &mel, frames, None, &mut st);
+        let (k, v) = st.capture.take().unwrap_or_default();
+        let t = dm.audio_ctx;
+        let cross_kv = w
+            .dec
+            .iter()
+            .map(|l| {
+                let mut kv = vec![0f32; t * 2 * dm.d];
+                gemm::matmul(
+                    pool,
+                    isa,
+                    &st.x,
+                    t,
+                    &l.cross_kv.w,
+                    l.cross_kv.b.as_deref(),
+                    &mut kv,
+                );
+                kv
+            })
+            .collect();
+        Self {
+            floor,
+            k,
+            v,
+            cross_kv,
+        }
+    }
 }
 
 /// Runs the encoder on `mel` (`[n_mels][frames]`, frames even and at most 2 * audio_ctx).
@@ -47,6 +103,7 @@ pub fn encode(
     isa: Isa,
     mel: &[f32],
     frames: usize,
+    silence: Option<&SilenceContext>,
     st: &mut EncoderState,
 ) {
     let dm = w.dims;
@@ -94,7 +151,7 @@ pub fn encode(
     if st.heads.len() < pool.threads() {
         st.heads.resize_with(pool.threads(), Default::default);
     }
-    for l in &w.enc {
+    for (li, l) in w.enc.iter().enumerate() {
         layer_norm(
             &st.x[..t * d],
             d,
@@ -103,7 +160,34 @@ pub fn encode(
             &mut st.ln,
         );
         linear(pool, isa, &l.qkv, &st.ln, t, &mut st.qkv);
-        self_attention(pool, isa, &st.qkv, t, d, dm.heads, &st.heads, &mut st.attn);
+        if let Some((ks, vs)) = &mut st.capture {
+            ks.push(
+                st.qkv
+                    .chunks_exact(3 * d)
+                    .take(t)
+                    .flat_map(|r| r[d..2 * d].to_vec())
+                    .collect(),
+            );
+            vs.push(
+                st.qkv
+                    .chunks_exact(3 * d)
+                    .take(t)
+                    .flat_map(|r| r[2 * d..].to_vec())
+                    .collect(),
+            );
+        }
+        let ctx = silence.map(|s| (&s.k[li][..], &s.v[li][..], dm.audio_ctx));
+        self_attention(
+            pool,
+            isa,
+            &st.qkv,
+            t,
+            d,
+            dm.heads,
+            ctx,
+            &st.heads,
+            &mut st.attn,
+        );
         linear(pool, isa, &l.out, &st.attn, t, &mut st.ln);
         for (x, a) in st.x[..t * d].iter_mut().zip(&st.ln[..t * d]) {
             *x += a;
@@ -138,10 +222,13 @@ fn self_attention(
     t: usize,
     d: usize,
     heads: usize,
+    silence: Option<(&[f32], &[f32], usize)>,
     scratch: &[Mutex<HeadScratch>],
     out: &mut Vec<f32>,
 ) {
     let hd = d / heads;
+    // Keys: the t audio positions, then the silent positions t..total of the context.
+    let total = silence.map_or(t, |s| s.2.max(t));
     let scale = 1.0 / (hd as f32).sqrt();
     out.resize(t * d, 0.0);
     let outp = OutPtr(out.as_mut_ptr());
@@ -150,9 +237,9 @@ fn self_attention(
         let mut s = scratch[ti].lock().unwrap_or_else(|e| e.into_inner());
         let s = &mut *s;
         s.q.resize(t * hd, 0.0);
-        s.k.resize(t * hd, 0.0);
-        s.vt.resize(hd * t, 0.0);
-        s.scores.resize(t * t, 0.0);
+        s.k.resize(total * hd, 0.0);
+        s.vt.resize(hd * total, 0.0);
+        s.scores.resize(t * total, 0.0);
         s.out.resize(t * hd, 0.0);
         for h in (ti..heads).step_by(threads) {
             for p in 0..t {
@@ -160,14 +247,22 @@ fn self_attention(
                 for i in 0..hd {
                     s.q[p * hd + i] = row[h * hd + i] * scale;
                     s.k[p * hd + i] = row[d + h * hd + i];
-                    s.vt[i * t + p] = row[2 * d + h * hd + i];
+                    s.vt[i * total + p] = row[2 * d + h * hd + i];
                 }
             }
-            gemm::matmul_view(isa, &s.q, t, hd, View::F32(&s.k), t, &mut s.scores);
-            for r in s.scores.chunks_exact_mut(t) {
+            if let Some((ks, vs, _)) = silence {
+                for p in t..total {
+                    for i in 0..hd {
+                        s.k[p * hd + i] = ks[p * d + h * hd + i];
+                        s.vt[i * total + p] = vs[p * d + h * hd + i];
+                    }
+                }
+            }
+            gemm::matmul_view(isa, &s.q, t, hd, View::F32(&s.k), total, &mut s.scores);
+            for r in s.scores.chunks_exact_mut(total) {
                 softmax(r);
             }
-            gemm::matmul_view(isa, &s.scores, t, t, View::F32(&s.vt), hd, &mut s.out);
+            gemm::matmul_view(isa, &s.scores, t, total, View::F32(&s.vt), hd, &mut s.out);
             for p in 0..t {
                 // SAFETY: head h owns columns h*hd..(h+1)*hd of every row; heads are split
                 // between threads without overlap.

@@ -36,6 +36,8 @@ pub struct Whisper {
     pub rules: Rules,
     pub pool: ThreadPool,
     pub isa: Isa,
+    /// The silent rest of the 30 s window, when `virtual_window` is on.
+    pub silence: Option<encoder::SilenceContext>,
 }
 
 /// Time spent in each stage of one window, in milliseconds.
@@ -118,6 +120,7 @@ impl Whisper {
             rules,
             pool: ThreadPool::new(threads),
             isa: gemm::detect(),
+            silence: None,
         })
     }
 
@@ -197,17 +200,20 @@ impl Session {
         self.padded.resize(n, 0.0);
         let frames = self.mel.compute(&self.padded, &mut self.mel_buf);
         let t1 = Instant::now();
+        let silence = m.silence.as_ref();
         encoder::encode(
             &m.weights,
             &m.pool,
             m.isa,
             &self.mel_buf,
             frames,
+            silence,
             &mut self.enc,
         );
         let t = self.enc.positions;
+        let cross = silence.map(|s| &s.cross_kv[..]);
         self.dec
-            .set_audio(&m.weights, &m.pool, m.isa, &self.enc.x, t);
+            .set_audio(&m.weights, &m.pool, m.isa, &self.enc.x, t, cross);
         let t2 = Instant::now();
         let out = decode::greedy(
             &m.weights,

@@ -85,3 +85,49 @@ pub fn edits(r: &[String], h: &[String]) -> usize {
     }
     prev[h.len()]
 }
+
+/// One shared tiny.en recognizer per test binary (loading runs a 30 s silence window once).
+pub fn tiny() -> std::sync::Arc<pocket_asr::Recognizer> {
+    static REC: std::sync::OnceLock<std::sync::Arc<pocket_asr::Recognizer>> =
+        std::sync::OnceLock::new();
+    REC.get_or_init(|| {
+        pocket_asr::Recognizer::load(&model_dir("whisper-tiny.en"), Default::default())
+            .expect("load tiny.en")
+    })
+    .clone()
+}
+
+/// Word errors of `text` against `reference` after normalisation.
+pub fn errors(reference: &str, text: &str) -> usize {
+    edits(&normalize(reference), &normalize(text))
+}
+
+/// Deterministic white noise of amplitude `amp`.
+pub fn noise(n: usize, amp: f32, seed: u64) -> Vec<f32> {
+    let mut s = seed
+        .wrapping_mul(2862933555777941757)
+        .wrapping_add(3037000493);
+    (0..n)
+        .map(|_| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((s >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0) * amp
+        })
+        .collect()
+}
+
+/// 16 kHz to `rate` by linear interpolation (test input only; the content is below 8 kHz).
+pub fn upsample(x: &[f32], rate: u32) -> Vec<f32> {
+    let n = (x.len() as u64 * u64::from(rate) / 16_000) as usize;
+    (0..n)
+        .map(|j| {
+            let pos = j as f64 * 16_000.0 / f64::from(rate);
+            let i = pos as usize;
+            let f = (pos - i as f64) as f32;
+            let a = x[i.min(x.len() - 1)];
+            let b = x[(i + 1).min(x.len() - 1)];
+            a + (b - a) * f
+        })
+        .collect()
+}

@@ -3,3 +3,4 @@
 pub mod assets;
 pub mod demo;
 pub mod say;
+pub mod transcribe;

@@ -1,0 +1,152 @@
+//! Streaming recognition: endpointing, partial results, final text, resampled and
+//! multi-channel input, and bounded memory on endless input.
+
+mod common;
+
+use pocket_asr::{EndpointConfig, Recognizer, RecognizerConfig};
+
+/// What a stream produced for a whole clip: final transcripts, spans, partial count.
+struct Run {
+    finals: Vec<pocket_asr::Transcript>,
+    spans: Vec<pocket_asr::UtteranceSpan>,
+    partials: usize,
+}
+
+impl Run {
+    fn text(&self) -> String {
+        self.finals
+            .iter()
+            .map(|t| t.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// Feeds `audio` in 100 ms chunks (at `rate` x `channels`), finishing and resetting at every
+/// endpoint, and finishing what is left at the end.
+fn stream_all(rec: &std::sync::Arc<Recognizer>, audio: &[f32], rate: u32, channels: u16) -> Run {
+    let mut s = rec.stream();
+    let chunk = rate as usize / 10 * usize::from(channels);
+    let mut run = Run {
+        finals: Vec::new(),
+        spans: Vec::new(),
+        partials: 0,
+    };
+    for c in audio.chunks(chunk) {
+        s.accept_any(c, rate, channels).expect("accept");
+        if s.partial().is_some() {
+            run.partials += 1;
+        }
+        if s.is_endpoint() {
+            run.spans.push(s.span().expect("span at endpoint"));
+            run.finals.push(s.finish().expect("final"));
+            s.reset();
+            assert!(!s.is_endpoint() && s.partial().is_none());
+        }
+    }
+    if s.in_speech() {
+        run.finals.push(s.finish().expect("final"));
+    }
+    run
+}
+
+#[test]
+fn jfk_streamed_gives_endpoints_partials_and_final_text() {
+    let rec = common::tiny();
+    let mut audio = common::jfk();
+    audio.extend(common::noise(16_000 * 2, 0.002, 1));
+    let run = stream_all(&rec, &audio, 16_000, 1);
+    assert!(!run.spans.is_empty(), "no endpoint after the speech");
+    assert!(run.partials > 0, "no partial result while speaking");
+    for sp in &run.spans {
+        let (end, at) = (sp.speech_end.expect("end"), sp.endpoint_at.expect("eou"));
+        let wait = (at - end) as f64 / 16_000.0;
+        assert!((0.35..0.6).contains(&wait), "end-silence wait {wait:.2} s");
+        assert!(!sp.forced);
+    }
+    let text = run.text();
+    assert!(
+        common::errors(common::JFK_TEXT, &text) <= 2,
+        "final: {text}"
+    );
+    let kept: usize = run.finals.iter().map(|t| t.timings.draft_accepted).sum();
+    assert!(kept > 0, "the last partial was never reused as a draft");
+}
+
+#[test]
+fn other_rates_and_stereo_are_converted() {
+    let rec = common::tiny();
+    let jfk = common::jfk();
+    let mut padded = jfk.clone();
+    padded.extend(vec![0.0; 16_000]);
+    for (rate, channels) in [(44_100u32, 1u16), (48_000, 2), (8_000, 1)] {
+        let mono = if rate == 8_000 {
+            // Crude 2:1 decimation with a 2-tap average: telephone bandwidth.
+            padded
+                .chunks(2)
+                .map(|c| c.iter().sum::<f32>() / c.len() as f32)
+                .collect()
+        } else {
+            common::upsample(&padded, rate)
+        };
+        let input: Vec<f32> = mono
+            .iter()
+            .flat_map(|&v| std::iter::repeat_n(v, usize::from(channels)))
+            .collect();
+        let text = stream_all(&rec, &input, rate, channels).text();
+        let e = common::errors(common::JFK_TEXT, &text);
+        assert!(e <= 3, "{rate} Hz x{channels}: {e} errors: {text}");
+    }
+    // A rate change without reset is refused clearly.
+    let mut s = rec.stream();
+    s.accept_any(&[0.0; 4410], 44_100, 1).expect("first");
+    assert!(s.accept_any(&[0.0; 4800], 48_000, 1).is_err());
+    assert!(s.accept_any(&[0.0; 3], 44_100, 2).is_err(), "half a frame");
+}
+
+#[test]
+fn an_hour_of_audio_keeps_memory_bounded_and_forces_endpoints() {
+    let rec = Recognizer::load(
+        &common::model_dir("whisper-tiny.en"),
+        RecognizerConfig {
+            endpoint: EndpointConfig {
+                max_utterance_ms: 4_000,
+                ..Default::default()
+            },
+            partial_interval_ms: 30_000,
+            ..Default::default()
+        },
+    )
+    .expect("load");
+    let mut s = rec.stream();
+    // One hour of room noise in 100 ms chunks: no speech, nothing grows.
+    let chunk = common::noise(1600, 0.003, 7);
+    for _ in 0..36_000 {
+        s.accept(&chunk);
+        assert!(
+            s.buffered_samples() <= 16_000,
+            "buffer grew to {}",
+            s.buffered_samples()
+        );
+    }
+    assert!(!s.is_endpoint() && !s.in_speech());
+    let t = s.finish().expect("finish");
+    assert!(t.text.is_empty() && t.is_silence);
+    // Continuous speech longer than max_utterance_ms: the end is forced and the buffer stays
+    // within the limit even if the caller keeps feeding audio without reset.
+    let jfk = common::jfk();
+    let mut forced = 0;
+    for _ in 0..3 {
+        for c in jfk.chunks(1600) {
+            s.accept(c);
+            assert!(s.buffered_samples() <= 2 * 4_000 * 16 + 16_000);
+            if s.is_endpoint() {
+                forced += usize::from(s.span().is_some_and(|sp| sp.forced));
+                let t = s.finish().expect("final");
+                assert!(t.audio_secs <= 4.3, "utterance of {} s", t.audio_secs);
+                s.reset();
+            }
+        }
+    }
+    assert!(forced >= 1, "max utterance length never forced an endpoint");
+}

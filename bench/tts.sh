@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Speech synthesis vs piper-tts, side by side in one run: the same Piper voice (en_US-joe-medium),
 # the same replies, 2 intra-op threads each, release build, each engine warmed up first.
-# Prints per-reply time to first audio and the totals (RTF = synthesis time / audio time).
+# Prints per-reply time to first audio and the totals (RTF = synthesis time / audio time; also
+# CPU time per audio second, which other work on the machine disturbs less than wall time).
 #
 #   bench/tts.sh [THREADS] [RUNS]
 # Needs: the default assets (`pocket assets fetch`), and piper-tts in a venv:
@@ -18,7 +19,7 @@ trap 'rm -rf "$OUT"' EXIT
 
 cargo build --release -q -p pocket-tts --example tts_bench
 BIN=${CARGO_TARGET_DIR:-target}/release/examples/tts_bench
-MODEL=$(cargo run --release -q -p pocket-cli -- assets path piper-en_US-joe-medium)/en_US-joe-medium.onnx
+MODEL=$("$BIN" --model-path)
 
 # Alternate the engines run by run so machine load hits both alike.
 for run in $(seq 1 "$RUNS"); do
@@ -53,5 +54,8 @@ print()
 print(f"first audio, median over replies: pocket {fo:.1f} ms, piper-tts {fp:.1f} ms, ratio {fo / fp:.2f} (target <= 0.70)")
 print(f"first audio ratio per reply: median {statistics.median(ratios):.2f}, worst {max(ratios):.2f}")
 print(f"RTF: pocket {rtf_o:.4f}, piper-tts {rtf_p:.4f}, ratio {rtf_o / rtf_p:.2f} (target <= 1.20)")
+cpu_o = tot(ours, "cpu_ms") / 1e3 / tot(ours, "audio_s")
+cpu_p = tot(peer, "cpu_ms") / 1e3 / tot(peer, "audio_s")
+print(f"CPU seconds per audio second (robust to machine load): pocket {cpu_o:.4f}, piper-tts {cpu_p:.4f}, ratio {cpu_o / cpu_p:.2f}")
 print(f"audio: pocket {tot(ours, 'audio_s'):.1f} s, piper-tts {tot(peer, 'audio_s'):.1f} s")
 PYEOF

@@ -33,6 +33,7 @@ for _ in voice.synthesize("Warming up, one two three."):
 for run in range(runs):
     for i, reply in enumerate(replies):
         start = time.perf_counter()
+        cpu0 = time.process_time()
         first = None
         samples = 0
         for chunk in voice.synthesize(reply):
@@ -40,5 +41,6 @@ for run in range(runs):
                 first = time.perf_counter() - start
             samples += len(chunk.audio_float_array)
         total = time.perf_counter() - start
+        cpu = time.process_time() - cpu0
         print(json.dumps({"engine": "piper-tts", "run": run, "reply": i, "first_ms": round(first * 1e3, 2),
-                          "total_ms": round(total * 1e3, 2), "audio_s": round(samples / config.sample_rate, 4)}))
+                          "total_ms": round(total * 1e3, 2), "cpu_ms": round(cpu * 1e3, 1), "audio_s": round(samples / config.sample_rate, 4)}))

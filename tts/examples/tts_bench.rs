@@ -2,6 +2,7 @@
 //! voice and prints one JSON line per reply (time to first chunk, synthesis time, audio length).
 //!
 //! `cargo run --release -p pocket-tts --example tts_bench -- REPLIES.txt [THREADS] [RUNS]`
+//! (`-- --model-path` prints the voice's .onnx path, for the peer).
 
 use pocket_tts::{PiperOptions, PiperVoice, Voice};
 use std::ops::ControlFlow;
@@ -10,6 +11,11 @@ use std::time::Instant;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("--model-path") {
+        let store = pocket_assets::Store::open_default()?;
+        println!("{}", pocket_tts::default_piper_paths(&store)?.0.display());
+        return Ok(());
+    }
     let path = args
         .get(1)
         .ok_or("usage: tts_bench REPLIES.txt [THREADS] [RUNS]")?;
@@ -37,9 +43,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     })?;
     for run in 0..runs {
         for (i, reply) in replies.iter().enumerate() {
+            let cpu0 = cpu_ms();
             let stats = voice.synthesize(reply, &cancel, &mut |_| ControlFlow::Continue(()))?;
+            let cpu = cpu_ms() - cpu0;
             println!(
-                "{{\"engine\":\"pocket\",\"run\":{run},\"reply\":{i},\"first_ms\":{:.2},\"total_ms\":{:.2},\"audio_s\":{:.4}}}",
+                "{{\"engine\":\"pocket\",\"run\":{run},\"reply\":{i},\"first_ms\":{:.2},\"total_ms\":{:.2},\"cpu_ms\":{cpu:.1},\"audio_s\":{:.4}}}",
                 stats.first_chunk.unwrap_or_default().as_secs_f64() * 1e3,
                 stats.elapsed.as_secs_f64() * 1e3,
                 stats.audio_seconds()
@@ -47,4 +55,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     Ok(())
+}
+
+/// CPU time (user + system) of this process so far, from /proc (Linux, 100 ticks per second).
+fn cpu_ms() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    // After the command name: state is field 0, utime field 11, stime field 12.
+    (ticks(11) + ticks(12)) * 10.0
 }

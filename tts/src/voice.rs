@@ -89,6 +89,25 @@ pub(crate) trait SegmentSynth {
     ) -> Result<ControlFlow<()>, TtsError>;
 }
 
+/// Longest text spoken as it is, without splitting off a first clause: a sentence the
+/// pipeline's own segmenter already cut is not cut again (an extra model run buys nothing there).
+const SHORT_TEXT_WORDS: usize = 12;
+
+/// Segmenting for one `synthesize` call: a reply gets its short first clause; a short piece
+/// (at most [`SHORT_TEXT_WORDS`] words) is spoken whole.
+fn front_end_config(text: &str) -> SegmenterConfig {
+    let default = SegmenterConfig::default();
+    if text.split_whitespace().nth(SHORT_TEXT_WORDS).is_some() {
+        default
+    } else {
+        SegmenterConfig {
+            first_min_words: usize::MAX,
+            first_max_words: 0,
+            ..default
+        }
+    }
+}
+
 /// The shared front end: segments `text` like a streamed reply (short first clause, then
 /// sentences, each bounded in length), normalizes each, and streams the back end's chunks.
 pub(crate) fn drive(
@@ -103,7 +122,7 @@ pub(crate) fn drive(
         sample_rate,
         ..SynthStats::default()
     };
-    let mut segmenter = Segmenter::new(SegmenterConfig::default());
+    let mut segmenter = Segmenter::new(front_end_config(text));
     let mut segments = segmenter.push(text);
     segments.extend(segmenter.flush());
     for segment in &segments {
@@ -134,4 +153,23 @@ pub(crate) fn drive(
     }
     stats.elapsed = start.elapsed();
     Ok(stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_replies_get_a_first_clause_split() {
+        let short = front_end_config("Yes, the train leaves at nine, so hurry.");
+        assert_eq!(short.first_max_words, 0);
+        let mut seg = Segmenter::new(short);
+        assert_eq!(
+            seg.push("Yes, the train leaves at nine, so hurry. ").len(),
+            1
+        );
+        let reply =
+            front_end_config("Yes, the train leaves at nine. Hurry, or you will miss it today.");
+        assert_eq!(reply, SegmenterConfig::default());
+    }
 }

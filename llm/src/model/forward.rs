@@ -304,6 +304,8 @@ fn attention(
                 let len = pos + t + 1;
                 let qv = &q[t * qd + h * hd..][..hd];
                 let (keys, values) = (kv.keys(layer, g), kv.values(layer, g));
+                // SAFETY: (t, h) items are disjoint, so are their output slices.
+                let o = unsafe { std::slice::from_raw_parts_mut(out_ptr.add(t * qd + h * hd), hd) };
                 let mut max = f32::NEG_INFINITY;
                 for p in 0..len {
                     let s = dot_f16(&keys[p * hd..(p + 1) * hd], qv) * scale;
@@ -312,8 +314,6 @@ fn attention(
                 }
                 let sum = exp_sub(&mut sc[..len], max);
                 let inv = 1.0 / sum;
-                // SAFETY: (t, h) items are disjoint, so are their output slices.
-                let o = unsafe { std::slice::from_raw_parts_mut(out_ptr.add(t * qd + h * hd), hd) };
                 o.fill(0.0);
                 for p in 0..len {
                     axpy_f16(o, sc[p] * inv, &values[p * hd..(p + 1) * hd]);

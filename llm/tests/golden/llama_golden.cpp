@@ -1,0 +1,73 @@
+// Records reference outputs of llama.cpp for pocket-llm's parity tests (run by
+// make_model_golden.sh, never in CI). Linked against the llama.cpp build in /work/peers.
+//
+//   llama_golden tokens MODEL PROMPT N      -> greedy token ids after PROMPT, one per line,
+//                                              each followed by its margin over the runner-up
+//   llama_golden logits MODEL PROMPT        -> the logits after each prompt token, one line each
+//
+// PROMPT is tokenized with special tokens parsed and no BOS added; greedy = argmax of the
+// raw logits (no sampler), single sequence, 2 threads, flash attention as llama.cpp picks.
+#include "llama.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+static void quiet(enum ggml_log_level, const char *, void *) {}
+
+int main(int argc, char ** argv) {
+    if (argc < 4) {
+        fprintf(stderr, "usage: %s tokens|logits MODEL PROMPT [N]\n", argv[0]);
+        return 2;
+    }
+    const std::string mode = argv[1];
+    const int n_predict = argc > 4 ? atoi(argv[4]) : 0;
+    llama_log_set(quiet, nullptr);
+    llama_backend_init();
+    llama_model_params mp = llama_model_default_params();
+    llama_model * model = llama_model_load_from_file(argv[2], mp);
+    if (!model) { fprintf(stderr, "cannot load %s\n", argv[2]); return 1; }
+    const llama_vocab * vocab = llama_model_get_vocab(model);
+    const std::string prompt = argv[3];
+    std::vector<llama_token> toks(prompt.size() + 16);
+    int n = llama_tokenize(vocab, prompt.c_str(), (int) prompt.size(), toks.data(), (int) toks.size(), false, true);
+    if (n < 0) { fprintf(stderr, "tokenize failed\n"); return 1; }
+    toks.resize(n);
+    llama_context_params cp = llama_context_default_params();
+    cp.n_ctx = 512;
+    cp.n_batch = 512;
+    cp.n_threads = 2;
+    cp.n_threads_batch = 2;
+    if (mode == "logits") {
+        // One token per batch so every position's logits are returned.
+        cp.n_batch = 1;
+        cp.n_ubatch = 1;
+    }
+    llama_context * ctx = llama_init_from_model(model, cp);
+    const int n_vocab = llama_vocab_n_tokens(vocab);
+    if (mode == "logits") {
+        for (int i = 0; i < n; i++) {
+            if (llama_decode(ctx, llama_batch_get_one(&toks[i], 1))) { fprintf(stderr, "decode failed\n"); return 1; }
+            const float * lg = llama_get_logits_ith(ctx, -1);
+            for (int j = 0; j < n_vocab; j++) printf(j ? " %.6g" : "%.6g", lg[j]);
+            printf("\n");
+        }
+    } else {
+        if (llama_decode(ctx, llama_batch_get_one(toks.data(), n))) { fprintf(stderr, "decode failed\n"); return 1; }
+        for (int s = 0; s < n_predict; s++) {
+            const float * lg = llama_get_logits_ith(ctx, -1);
+            llama_token best = 0;
+            for (int j = 1; j < n_vocab; j++) if (lg[j] > lg[best]) best = j;
+            float second = -INFINITY;
+            for (int j = 0; j < n_vocab; j++) if (j != best && lg[j] > second) second = lg[j];
+            printf("%d %.4f\n", best, lg[best] - second);
+            if (llama_decode(ctx, llama_batch_get_one(&best, 1))) { fprintf(stderr, "decode failed\n"); return 1; }
+        }
+    }
+    llama_free(ctx);
+    llama_model_free(model);
+    return 0;
+}

@@ -1,6 +1,11 @@
 //! Pocket Voice speech synthesis: text normalization, espeak-ng phonemization, Piper voices on
 //! ONNX Runtime and a built-in fallback voice, streamed clause by clause.
 //!
+//! Synchronous (`&mut self`, no async runtime). The audio path reuses its buffers (phoneme ids,
+//! PCM) and allocates nothing per chunk beyond ONNX Runtime's output tensor; the text front
+//! end (segment, normalize, phonemize) builds a few small strings per sentence, microseconds
+//! against the milliseconds of a model run.
+//!
 //! ```no_run
 //! use std::sync::atomic::AtomicBool;
 //! let store = pocket_assets::Store::open_default()?;

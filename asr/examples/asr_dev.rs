@@ -1,4 +1,6 @@
-//! Development check: transcribes the test clips and prints text and timings.
+//! Accuracy experiments: transcribes the test clips and prints text, timings and WER.
+//! Usage: `asr_dev [MODEL_ID] [q8|f16|f32] [MIN_INPUT_MS] [TAIL_PAD_MS] [THREADS]`; set
+//! `VW=<silence log-mel>` to use the virtual 30 s window (the default of `RecognizerConfig`).
 #[path = "../tests/common/mod.rs"]
 mod common;
 use pocket_asr::{Recognizer, RecognizerConfig, WeightFormat};

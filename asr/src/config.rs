@@ -35,8 +35,14 @@ pub struct RecognizerConfig {
     pub max_tokens_per_second: f64,
     /// Voice activity detection and endpointing of streams.
     pub endpoint: crate::endpoint::EndpointConfig,
+    /// Silero VAD weights (`silero_vad_16k.safetensors`, asset `silero-vad`): the more accurate
+    /// VAD in noise. `None` uses the built-in earshot network.
+    pub vad_model: Option<std::path::PathBuf>,
     /// How often a stream re-decodes its audio for a partial result, in ms of audio.
     pub partial_interval_ms: u32,
+    /// Decode the final result during the end-silence wait (re-done if speech resumes), so
+    /// `finish` after the endpoint returns at once.
+    pub speculative_final: bool,
 }
 
 impl Default for RecognizerConfig {
@@ -54,7 +60,9 @@ impl Default for RecognizerConfig {
             no_speech_certain: 0.8,
             max_tokens_per_second: 12.0,
             endpoint: Default::default(),
+            vad_model: None,
             partial_interval_ms: 500,
+            speculative_final: true,
         }
     }
 }

@@ -114,6 +114,12 @@ impl Endpointer {
         self.in_speech
     }
 
+    /// While in speech: one past the last voiced sample and the unvoiced time since, in ms.
+    pub fn trailing_silence(&self) -> Option<(u64, u32)> {
+        self.in_speech
+            .then(|| (self.last_voiced_end, self.silence_run * FRAME as u32 / 16))
+    }
+
     /// Feeds the probability of frame `index` (covering samples `index*256 .. +256`).
     pub fn push(&mut self, index: u64, prob: f32) -> Option<EndpointEvent> {
         let start = index * FRAME as u64;

@@ -27,6 +27,7 @@ mod mel_ref;
 pub mod pool;
 mod recognizer;
 pub mod resample;
+pub mod silero;
 mod stream;
 pub mod vad;
 pub mod vocab;

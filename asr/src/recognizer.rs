@@ -43,6 +43,9 @@ pub struct Timings {
     pub draft_accepted: usize,
     /// Samples replaced because they were NaN/infinite, or clamped to [-1, 1].
     pub repaired_samples: usize,
+    /// The final result was decoded during the end-silence wait (streams only): `total_ms`
+    /// is then the time `finish` took, the stage times are those of the earlier decode.
+    pub speculative: bool,
 }
 
 impl Timings {
@@ -61,6 +64,8 @@ pub struct Recognizer {
     prompt: Vec<u32>,
     sot_index: usize,
     sessions: Mutex<Vec<Session>>,
+    /// Loaded Silero weights, cloned into each stream's VAD.
+    silero: Option<crate::silero::Silero>,
 }
 
 impl Recognizer {
@@ -77,12 +82,17 @@ impl Recognizer {
             ));
         }
         let (prompt, sot_index) = model.prompt(cfg.language.as_deref())?;
+        let silero = match &cfg.vad_model {
+            Some(p) => Some(crate::silero::Silero::load(p)?),
+            None => None,
+        };
         Ok(Arc::new(Self {
             model,
             cfg,
             prompt,
             sot_index,
             sessions: Mutex::new(Vec::new()),
+            silero,
         }))
     }
 
@@ -199,9 +209,18 @@ impl Recognizer {
                 decoder_passes: d.passes,
                 draft_accepted: d.draft_accepted,
                 repaired_samples: 0,
+                speculative: false,
             },
         };
         Ok((t, st))
+    }
+
+    /// A fresh VAD of the configured kind.
+    pub fn new_vad(&self) -> crate::Vad {
+        match &self.silero {
+            Some(s) => crate::Vad::from_silero(s.clone()),
+            None => crate::Vad::new(),
+        }
     }
 
     pub(crate) fn take_session(&self) -> Session {

@@ -56,17 +56,24 @@ pub struct AsrStream {
     repaired: usize,
     /// Accepted after the endpoint: kept (bounded) for the next utterance.
     overflow: Vec<f32>,
+    /// Final result computed during the end-silence wait, for the speech end it assumed.
+    speculative: Option<(u64, Transcript)>,
 }
+
+/// Audio decoded after the last voiced sample; the final decode is started speculatively once
+/// this much silence followed the speech, so its input is already complete.
+const TAIL_SAMPLES: u64 = 1600;
 
 impl AsrStream {
     pub(crate) fn new(rec: Arc<Recognizer>) -> Self {
         let ep_cfg = rec.cfg.endpoint.clone();
         let session = Some(rec.take_session());
+        let vad = rec.new_vad();
         let cap = rec.cfg.endpoint.max_utterance_ms as usize * 16 + SAMPLE_RATE;
         Self {
             rec,
             session,
-            vad: Vad::new(),
+            vad,
             // The config was validated when the recognizer loaded.
             ep: Endpointer::new(ep_cfg).unwrap_or_else(|_| unreachable_config()),
             audio: Vec::with_capacity(cap),
@@ -82,6 +89,7 @@ impl AsrStream {
             clean: Vec::new(),
             repaired: 0,
             overflow: Vec::new(),
+            speculative: None,
         }
     }
 
@@ -172,6 +180,7 @@ impl AsrStream {
                 self.audio_base += drop as u64;
             }
         } else if !self.endpoint {
+            self.maybe_speculate();
             self.maybe_partial();
         }
     }
@@ -211,6 +220,30 @@ impl AsrStream {
         }
     }
 
+    /// During the end-silence wait, decode the utterance as it will be if the speech does not
+    /// resume, so `finish` after the endpoint has its result at once.
+    fn maybe_speculate(&mut self) {
+        let Some((end, silent_ms)) = self.ep.trailing_silence() else {
+            return;
+        };
+        if !self.rec.cfg.speculative_final {
+            return;
+        }
+        let have = (self.audio_base + self.audio.len() as u64).saturating_sub(end);
+        if silent_ms == 0
+            || have < TAIL_SAMPLES
+            || self.speculative.as_ref().is_some_and(|s| s.0 == end)
+        {
+            return;
+        }
+        let n = ((end + TAIL_SAMPLES - self.audio_base) as usize).min(self.audio.len());
+        if let Ok(t) = self.decode_prefix(n, true) {
+            self.partial = Some(t.text.clone());
+            self.partial_tokens = t.tokens.clone();
+            self.speculative = Some((end, t));
+        }
+    }
+
     fn maybe_partial(&mut self) {
         let interval = self.rec.cfg.partial_interval_ms as usize * 16;
         if self.audio.len() < self.last_partial_len + interval {
@@ -226,18 +259,18 @@ impl AsrStream {
     /// Audio of the utterance to decode: up to the speech end plus a short tail.
     fn utterance_audio_len(&self) -> usize {
         match self.span.and_then(|s| s.speech_end) {
-            Some(end) => {
-                let tail = 160 * 20; // 200 ms after the last voiced sample
-                ((end + tail).saturating_sub(self.audio_base) as usize).min(self.audio.len())
-            }
+            Some(end) => ((end + TAIL_SAMPLES).saturating_sub(self.audio_base) as usize)
+                .min(self.audio.len()),
             None => self.audio.len(),
         }
     }
 
     fn decode_current(&mut self, use_draft: bool) -> Result<Transcript, AsrError> {
-        let n = self
-            .utterance_audio_len()
-            .min(self.rec.max_window_samples());
+        self.decode_prefix(self.utterance_audio_len(), use_draft)
+    }
+
+    fn decode_prefix(&mut self, n: usize, use_draft: bool) -> Result<Transcript, AsrError> {
+        let n = n.min(self.rec.max_window_samples());
         let mut session = self
             .session
             .take()
@@ -295,7 +328,18 @@ impl AsrStream {
                 ..Default::default()
             });
         }
-        let mut t = self.decode_current(true)?;
+        let end = self.span.and_then(|s| s.speech_end);
+        let mut t = match self.speculative.take() {
+            // Decoded during the end-silence wait on exactly this audio.
+            Some((at, t)) if Some(at) == end => Transcript {
+                timings: crate::recognizer::Timings {
+                    speculative: true,
+                    ..t.timings
+                },
+                ..t
+            },
+            _ => self.decode_current(true)?,
+        };
         t.timings.total_ms = t0.elapsed().as_secs_f64() * 1e3;
         t.timings.repaired_samples = self.repaired;
         Ok(t)
@@ -311,6 +355,7 @@ impl AsrStream {
         self.endpoint = false;
         self.partial = None;
         self.partial_tokens.clear();
+        self.speculative = None;
         self.last_partial_len = 0;
         self.repaired = 0;
         self.vad.reset();

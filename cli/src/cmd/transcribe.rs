@@ -65,8 +65,12 @@ pub fn run(a: TranscribeArgs) -> Result<()> {
         ModelChoice::TinyEn => ids::WHISPER_TINY_EN,
         ModelChoice::Base => ids::WHISPER_BASE,
     };
-    let dir = Store::open_default()?.require(id)?;
+    let store = Store::open_default()?;
+    let dir = store.require(id)?;
+    // Silero is the more accurate VAD in noise; earshot (built in) when it is not installed.
+    let vad_model = store.require_file(ids::SILERO_VAD, "silero_vad_16k.safetensors").ok();
     let cfg = RecognizerConfig {
+        vad_model,
         threads: a.threads,
         language: a.language.clone(),
         weight_format: match a.weights {

@@ -37,6 +37,19 @@ pub struct DecoderState {
     rows: Vec<f32>,
     /// `[rows asked][vocab]` logits of the last `forward`.
     pub logits: Vec<f32>,
+    /// Attention scores per pool thread (cross-attention split by heads).
+    thread_scores: Vec<std::sync::Mutex<Vec<f32>>>,
+}
+
+#[derive(Clone, Copy)]
+struct AttnPtr(*mut f32);
+// SAFETY: hands disjoint head columns of one buffer to pool threads during `forward`.
+unsafe impl Send for AttnPtr {}
+unsafe impl Sync for AttnPtr {}
+impl AttnPtr {
+    fn get(self) -> *mut f32 {
+        self.0
+    }
 }
 
 impl DecoderState {
@@ -64,6 +77,7 @@ impl DecoderState {
             scores: vec![0.0; dm.audio_ctx.max(dm.text_ctx)],
             rows: vec![0.0; b * d],
             logits: vec![0.0; 4 * dm.vocab],
+            thread_scores: Vec::new(),
         }
     }
 
@@ -157,7 +171,7 @@ impl DecoderState {
             }
             for i in 0..b {
                 let n = self.pos + i + 1;
-                attend_rows(
+                attend_heads(
                     isa,
                     &self.q[i * d..(i + 1) * d],
                     &self.self_k[li][..n * d],
@@ -165,6 +179,7 @@ impl DecoderState {
                     n,
                     d,
                     self.heads,
+                    0..self.heads,
                     false,
                     &mut self.scores,
                     &mut self.attn[i * d..(i + 1) * d],
@@ -182,20 +197,43 @@ impl DecoderState {
             );
             lin(pool, isa, &l.cross_q, &self.ln, b, &mut self.q);
             let t = self.cross_len;
-            for i in 0..b {
-                attend_rows(
-                    isa,
-                    &self.q[i * d..(i + 1) * d],
-                    &self.cross_k[li][..t * d],
-                    &self.cross_v[li][..t * d],
-                    t,
-                    d,
-                    self.heads,
-                    true,
-                    &mut self.scores,
-                    &mut self.attn[i * d..(i + 1) * d],
-                );
+            // Over the whole (virtual) 30 s window this is the decoder's largest cost after
+            // the vocabulary projection: heads are split over the pool.
+            let threads = pool.threads();
+            if self.thread_scores.len() < threads {
+                self.thread_scores
+                    .resize_with(threads, || std::sync::Mutex::new(vec![0.0; t.max(1500)]));
             }
+            let attn = AttnPtr(self.attn.as_mut_ptr());
+            let (q, ck, cv, heads) = (&self.q, &self.cross_k[li], &self.cross_v[li], self.heads);
+            let scratch = &self.thread_scores;
+            pool.run(&|ti| {
+                let hs = crate::pool::split(heads, threads, ti, 1);
+                if hs.is_empty() {
+                    return;
+                }
+                let mut sc = scratch[ti].lock().unwrap_or_else(|e| e.into_inner());
+                if sc.len() < t {
+                    sc.resize(t, 0.0);
+                }
+                for i in 0..b {
+                    // SAFETY: thread ti writes only the columns of its heads in row i.
+                    let out = unsafe { std::slice::from_raw_parts_mut(attn.get().add(i * d), d) };
+                    attend_heads(
+                        isa,
+                        &q[i * d..(i + 1) * d],
+                        &ck[..t * d],
+                        &cv[..t * d],
+                        t,
+                        d,
+                        heads,
+                        hs.clone(),
+                        true,
+                        &mut sc,
+                        out,
+                    );
+                }
+            });
             lin(pool, isa, &l.cross_out, &self.attn, b, &mut self.tmp);
             add(&mut self.x[..b * d], &self.tmp[..b * d]);
             // MLP.
@@ -252,10 +290,10 @@ fn embed_row(isa: Isa, m: &Matrix, j: usize, out: &mut [f32]) {
     gemm::row_f32(isa, m, j, out);
 }
 
-/// Attention of one query row (all heads) over `n` cached positions. Self-attention keys are
+/// Attention of one query row (the heads in `which`) over `n` cached positions. Self-attention keys are
 /// laid out `[n][d]`; cross-attention keys `[heads][n][head_dim]` (`head_major`).
 #[allow(clippy::too_many_arguments)]
-fn attend_rows(
+fn attend_heads(
     isa: Isa,
     q: &[f32],
     k: &[f32],
@@ -263,13 +301,14 @@ fn attend_rows(
     n: usize,
     d: usize,
     heads: usize,
+    which: std::ops::Range<usize>,
     head_major: bool,
     scores: &mut [f32],
     out: &mut [f32],
 ) {
     let hd = d / heads;
     let scale = 1.0 / (hd as f32).sqrt();
-    for h in 0..heads {
+    for h in which {
         let qh = &q[h * hd..(h + 1) * hd];
         let key = |p: usize| {
             if head_major {

@@ -21,6 +21,11 @@ enum Command {
     /// Fetch, verify and list the model files and test audio.
     #[command(subcommand)]
     Assets(cmd::assets::AssetsCommand),
+    /// Chat with the language model in the terminal (streaming; `-p` for one prompt).
+    Chat(cmd::chat::ChatArgs),
+    /// LLM engine tools: `bench` (prefill/decode speed, memory), `synth` (random models).
+    #[command(subcommand)]
+    Llm(cmd::llm::LlmCommand),
     /// The main job on the default models (the README's first command).
     Demo(cmd::demo::DemoArgs),
     /// Speak text into a WAV file (prints time to first chunk and RTF).
@@ -33,6 +38,8 @@ fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Assets(c) => cmd::assets::run(c),
+        Command::Chat(a) => cmd::chat::run(a),
+        Command::Llm(c) => cmd::llm::run(c),
         Command::Demo(a) => cmd::demo::run(a),
         Command::Say(a) => cmd::say::run(a),
         Command::Transcribe(a) => cmd::transcribe::run(a),

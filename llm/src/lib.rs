@@ -19,3 +19,10 @@ mod session;
 pub use config::{Arch, ModelConfig, RopeStyle};
 pub use model::{LoadOptions, Model};
 pub use session::{Session, SessionOptions};
+mod chat_session;
+mod generate;
+
+pub use chat_session::{ChatSession, ReplyOutcome, ReplyTimings, SessionConfig};
+pub use generate::{Generated, StopReason, TextStream, generate};
+pub mod gguf_writer;
+pub mod synth;

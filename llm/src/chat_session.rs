@@ -1,0 +1,371 @@
+//! A chat conversation over one [`Session`]. The session keeps a token transcript of the
+//! conversation exactly as it was run (generated replies as their own tokens), so a new turn
+//! appends only its ChatML suffix and runs just those tokens: the system prompt and earlier
+//! turns are computed once. When the context would overflow, the oldest turns are dropped
+//! and the history is rendered afresh (the part before the first changed token is kept).
+//! Replies stream as speakable text; an interrupted reply can be cut back to what the user
+//! heard.
+
+use std::ops::ControlFlow;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::LlmError;
+use crate::chat::{ChatOptions, ChatTemplate, Message, Role};
+use crate::generate::{StopReason, TextStream, generate};
+use crate::model::Model;
+use crate::sampler::{Sampler, SamplerConfig};
+use crate::session::{Session, SessionOptions};
+
+/// Settings of a [`ChatSession`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionConfig {
+    /// The system prompt; `None` uses the model template's default (if it has one).
+    pub system_prompt: Option<String>,
+    /// Positions of the KV cache (capped at the model's training context).
+    pub max_context: usize,
+    /// Compute threads (0 = one per CPU).
+    pub threads: usize,
+    pub sampler: SamplerConfig,
+    /// Let Qwen3-style models think before answering (the thoughts are never returned).
+    pub thinking: bool,
+    /// Longest reply, in tokens.
+    pub max_reply_tokens: usize,
+}
+
+impl Default for SessionConfig {
+    fn default() -> Self {
+        SessionConfig {
+            system_prompt: None,
+            max_context: 4096,
+            threads: 0,
+            sampler: SamplerConfig::default(),
+            thinking: false,
+            max_reply_tokens: 512,
+        }
+    }
+}
+
+/// Durations of one reply.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ReplyTimings {
+    /// Templating, tokenizing and running the new prompt tokens.
+    pub prefill: Duration,
+    /// From the call to the first generated token.
+    pub first_token: Duration,
+    /// Running the generated tokens.
+    pub decode: Duration,
+    pub total: Duration,
+}
+
+/// The result of [`ChatSession::reply`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReplyOutcome {
+    /// The speakable reply text (no think content), as streamed.
+    pub text: String,
+    /// Tokens generated.
+    pub tokens: usize,
+    /// Stopped by the cancellation flag or the piece callback.
+    pub cancelled: bool,
+    /// Prompt tokens run this turn (those not already in the cache).
+    pub prefill_tokens: usize,
+    /// Earlier turns dropped to make room in the context.
+    pub dropped_turns: usize,
+    pub timings: ReplyTimings,
+}
+
+/// A conversation with a model: history, KV cache, sampler.
+#[derive(Debug)]
+pub struct ChatSession {
+    session: Session,
+    template: ChatTemplate,
+    system: Option<String>,
+    history: Vec<Message>,
+    sampler: Sampler,
+    stream: TextStream,
+    cfg: SessionConfig,
+    prompt: String,
+    tokens: Vec<u32>,
+    /// The conversation as run: system, turns, the last reply's tokens. Empty = render anew.
+    transcript: Vec<u32>,
+    /// Where the last reply's tokens start in `transcript` (it ends with that reply, open).
+    reply_start: Option<usize>,
+    generated: Vec<u32>,
+}
+
+impl ChatSession {
+    pub fn new(model: Arc<Model>, cfg: SessionConfig) -> Result<ChatSession, LlmError> {
+        let template = ChatTemplate::from_metadata(model.gguf().metadata())?;
+        let sampler = Sampler::new(cfg.sampler, model.config().vocab_size)?;
+        if cfg.max_reply_tokens == 0 {
+            return Err(LlmError::InvalidSession {
+                reason: "max_reply_tokens must be at least 1".into(),
+            });
+        }
+        let session = Session::new(
+            model,
+            SessionOptions {
+                context: cfg.max_context,
+                threads: cfg.threads,
+                batch: 128,
+            },
+        )?;
+        Ok(ChatSession {
+            session,
+            template,
+            system: cfg.system_prompt.clone(),
+            history: Vec::new(),
+            sampler,
+            stream: TextStream::new(),
+            cfg,
+            prompt: String::new(),
+            tokens: Vec::new(),
+            transcript: Vec::new(),
+            reply_start: None,
+            generated: Vec::new(),
+        })
+    }
+
+    /// The conversation so far (without the system prompt).
+    pub fn history(&self) -> &[Message] {
+        &self.history
+    }
+
+    /// The underlying session (tokens in the cache, capacity).
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    /// Runs the system prompt now, so the first reply only runs the user's words.
+    pub fn prime(&mut self) -> Result<usize, LlmError> {
+        if !self.transcript.is_empty() {
+            return Ok(0);
+        }
+        self.render(false);
+        let tokens = std::mem::take(&mut self.tokens);
+        let r = self.sync_cache(&tokens, &AtomicBool::new(false));
+        self.transcript.clone_from(&tokens);
+        self.reply_start = None;
+        self.tokens = tokens;
+        r
+    }
+
+    /// Adds `user_text` as a user turn and streams the model's reply: `on_piece` gets
+    /// speakable text pieces as they are decoded (returning `Break` stops the reply), and
+    /// `cancel` is checked before every token. The reply joins the history (as far as it
+    /// got).
+    pub fn reply(
+        &mut self,
+        user_text: &str,
+        cancel: &AtomicBool,
+        on_piece: &mut dyn FnMut(&str) -> ControlFlow<()>,
+    ) -> Result<ReplyOutcome, LlmError> {
+        let start = Instant::now();
+        self.history.push(Message::user(user_text));
+        let dropped = if self.append_turn(user_text) {
+            0
+        } else {
+            let backup = self.history.clone();
+            match self.fit_context() {
+                Ok(d) => d,
+                Err(e) => {
+                    self.history = backup;
+                    self.history.pop();
+                    return Err(e);
+                }
+            }
+        };
+        let tokens = std::mem::take(&mut self.tokens);
+        let prefilled = self.sync_cache(&tokens, cancel);
+        let prompt_len = tokens.len();
+        self.tokens = tokens;
+        let prefill_tokens = prefilled?;
+        let prefill = start.elapsed();
+        let mut text = String::new();
+        let mut outcome = ReplyOutcome {
+            text: String::new(),
+            tokens: 0,
+            cancelled: false,
+            prefill_tokens,
+            dropped_turns: dropped,
+            timings: ReplyTimings {
+                prefill,
+                ..ReplyTimings::default()
+            },
+        };
+        self.transcript.clone_from(&self.tokens);
+        self.reply_start = Some(prompt_len);
+        if self.session.len() < prompt_len {
+            // Cancelled during the prompt: nothing generated, the user turn stays.
+            outcome.cancelled = true;
+            self.history.push(Message::assistant(""));
+            outcome.timings.total = start.elapsed();
+            return Ok(outcome);
+        }
+        self.sampler.reset();
+        let window = self.sampler.config().repeat_last_n.min(prompt_len);
+        for &t in &self.tokens[prompt_len - window..] {
+            self.sampler.accept(t);
+        }
+        self.stream
+            .reset(self.cfg.thinking && self.template.supports_thinking());
+        let room = self.session.capacity().saturating_sub(self.session.len());
+        let max = self.cfg.max_reply_tokens.min(room);
+        let mut ids = std::mem::take(&mut self.generated);
+        ids.clear();
+        let generated = generate(
+            &mut self.session,
+            &mut self.sampler,
+            &mut self.stream,
+            max,
+            cancel,
+            &mut |piece| {
+                text.push_str(piece);
+                on_piece(piece)
+            },
+            &mut |id| ids.push(id),
+        );
+        // The reply joins the transcript with every sampled token, run or not.
+        self.transcript.extend_from_slice(&ids);
+        self.generated = ids;
+        let generated = generated?;
+        outcome.tokens = generated.tokens;
+        outcome.cancelled = matches!(generated.stop, StopReason::Cancelled | StopReason::Stopped);
+        outcome.timings.first_token = prefill + generated.first_token.unwrap_or_default();
+        outcome.timings.decode = generated.decode;
+        outcome.timings.total = start.elapsed();
+        self.history.push(Message::assistant(text.clone()));
+        outcome.text = text;
+        Ok(outcome)
+    }
+
+    /// Cuts the last assistant turn down to `heard`, the part of the reply the user actually
+    /// heard before interrupting, so the next turn's context holds only that.
+    pub fn truncate_last_reply(&mut self, heard: &str) {
+        let Some(m) = self
+            .history
+            .last_mut()
+            .filter(|m| m.role == Role::Assistant)
+        else {
+            return;
+        };
+        m.content = heard.to_string();
+        match self.reply_start {
+            Some(at) if at <= self.transcript.len() => {
+                self.transcript.truncate(at);
+                let model = self.session.model().clone();
+                model
+                    .tokenizer()
+                    .encode_into(heard, false, false, &mut self.transcript);
+            }
+            _ => self.transcript.clear(),
+        }
+    }
+
+    /// Forgets the conversation (the system prompt stays).
+    pub fn reset(&mut self) {
+        self.history.clear();
+        self.session.clear();
+        self.sampler.reset();
+        self.transcript.clear();
+        self.reply_start = None;
+    }
+
+    /// Builds `self.tokens` = transcript + the new user turn + generation prompt, if there is
+    /// a transcript and the result leaves room for a reply. `false`: render the history anew.
+    fn append_turn(&mut self, user_text: &str) -> bool {
+        if self.transcript.is_empty() {
+            return false;
+        }
+        self.prompt.clear();
+        if self.reply_start.is_some() {
+            self.prompt.push_str("<|im_end|>\n");
+        }
+        self.prompt.push_str("<|im_start|>user\n");
+        self.prompt.push_str(user_text);
+        self.prompt.push_str("<|im_end|>\n");
+        self.template
+            .generation_prompt_into(self.cfg.thinking, &mut self.prompt);
+        self.tokens.clone_from(&self.transcript);
+        let model = self.session.model().clone();
+        model
+            .tokenizer()
+            .encode_into(&self.prompt, false, true, &mut self.tokens);
+        let capacity = self.session.capacity();
+        let reserve = self.cfg.max_reply_tokens.min(capacity / 2).max(1);
+        self.tokens.len() + reserve <= capacity
+    }
+
+    /// Renders system + history (+ the generation prompt) into `self.prompt` / `self.tokens`.
+    fn render(&mut self, generation_prompt: bool) {
+        self.prompt.clear();
+        let mut messages: Vec<Message> = Vec::with_capacity(self.history.len() + 1);
+        if let Some(s) = &self.system {
+            messages.push(Message::system(s.clone()));
+        }
+        messages.extend(self.history.iter().cloned());
+        let opts = ChatOptions {
+            add_generation_prompt: generation_prompt,
+            enable_thinking: self.cfg.thinking,
+        };
+        self.template.render_into(&messages, opts, &mut self.prompt);
+        self.tokens.clear();
+        let model = self.session.model().clone();
+        model
+            .tokenizer()
+            .encode_into(&self.prompt, true, true, &mut self.tokens);
+    }
+
+    /// Renders the prompt, dropping the oldest turns until it leaves room for a reply.
+    /// Returns how many turns were dropped.
+    fn fit_context(&mut self) -> Result<usize, LlmError> {
+        let capacity = self.session.capacity();
+        let reserve = self.cfg.max_reply_tokens.min(capacity / 2).max(1);
+        let mut dropped = 0;
+        loop {
+            self.render(true);
+            if self.tokens.len() + reserve <= capacity {
+                return Ok(dropped);
+            }
+            // Keep the newest (user) turn; drop the oldest user turn and what follows it up
+            // to the next user turn.
+            if self.history.len() <= 1 {
+                return Err(LlmError::ContextFull {
+                    tokens: self.tokens.len() + reserve,
+                    max: capacity,
+                });
+            }
+            let next_user = self.history[1..]
+                .iter()
+                .position(|m| m.role == Role::User)
+                .map_or(1, |i| i + 1);
+            self.history.drain(..next_user);
+            dropped += 1;
+        }
+    }
+
+    /// Makes the cache hold `tokens`: keeps the common prefix, runs the rest in batches
+    /// (checking `cancel` between them). Returns how many tokens were run.
+    fn sync_cache(&mut self, tokens: &[u32], cancel: &AtomicBool) -> Result<usize, LlmError> {
+        let common = self
+            .session
+            .tokens()
+            .iter()
+            .zip(tokens)
+            .take_while(|(a, b)| a == b)
+            .count();
+        // Re-run at least the last token so the logits belong to this prompt.
+        let keep = common.min(tokens.len().saturating_sub(1));
+        self.session.truncate(keep);
+        let mut ran = 0;
+        for chunk in tokens[keep..].chunks(128) {
+            if cancel.load(Ordering::Acquire) {
+                break;
+            }
+            self.session.prefill(chunk)?;
+            ran += chunk.len();
+        }
+        Ok(ran)
+    }
+}

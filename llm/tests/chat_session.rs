@@ -1,0 +1,156 @@
+//! ChatSession behaviour on a tiny random qwen3 written by the crate's own writer: the KV of
+//! earlier turns is reused, replies stream and stop on cancellation within one token, an
+//! interrupted reply can be cut to what was heard, and a full context drops old turns or
+//! gives an error, never a panic.
+
+use std::ops::ControlFlow;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use pocket_llm::chat::Role;
+use pocket_llm::gguf::GgufFile;
+use pocket_llm::sampler::SamplerConfig;
+use pocket_llm::synth::{SynthQuant, SynthShape, synth_bytes};
+use pocket_llm::{ChatSession, LlmError, LoadOptions, Model, SessionConfig};
+
+fn tiny() -> Arc<Model> {
+    let bytes = synth_bytes(SynthShape::TinyQwen3, SynthQuant::Q8_0, 3).expect("synth");
+    Model::from_gguf(
+        GgufFile::from_bytes(bytes).expect("gguf"),
+        LoadOptions::default(),
+    )
+    .expect("model")
+}
+
+fn config(ctx: usize) -> SessionConfig {
+    SessionConfig {
+        system_prompt: Some("You are a test.".into()),
+        max_context: ctx,
+        threads: 2,
+        sampler: SamplerConfig::greedy(),
+        thinking: false,
+        max_reply_tokens: 8,
+    }
+}
+
+fn go() -> impl FnMut(&str) -> ControlFlow<()> {
+    |_| ControlFlow::Continue(())
+}
+
+#[test]
+fn later_turns_only_run_new_tokens() {
+    let mut chat = ChatSession::new(tiny(), config(1024)).expect("chat");
+    let never = AtomicBool::new(false);
+    let first = chat
+        .reply("Hello there, how are you?", &never, &mut go())
+        .expect("reply");
+    assert!(first.tokens > 0 && !first.cancelled);
+    let cached = chat.session().tokens().to_vec();
+    let second = chat
+        .reply("Tell me more.", &never, &mut go())
+        .expect("reply");
+    let now = chat.session().tokens();
+    assert_eq!(
+        &now[..cached.len()],
+        &cached[..],
+        "the first turn stays in the cache"
+    );
+    // Only the new turn (plus the first reply's last, unrun token) was prefilled.
+    assert!(
+        second.prefill_tokens + cached.len() <= now.len() && second.prefill_tokens < 40,
+        "second turn ran {} tokens with {} already cached",
+        second.prefill_tokens,
+        cached.len()
+    );
+    assert_eq!(chat.history().len(), 4);
+    // Same conversation from scratch gives the same reply (the cache changes nothing).
+    let mut fresh = ChatSession::new(tiny(), config(1024)).expect("chat");
+    fresh
+        .reply("Hello there, how are you?", &never, &mut go())
+        .expect("reply");
+    let again = fresh
+        .reply("Tell me more.", &never, &mut go())
+        .expect("reply");
+    assert_eq!(again.text, second.text);
+}
+
+#[test]
+fn cancellation_stops_within_one_token() {
+    let mut chat = ChatSession::new(tiny(), config(1024)).expect("chat");
+    let cancel = AtomicBool::new(true);
+    let out = chat.reply("Hi", &cancel, &mut go()).expect("reply");
+    assert!(out.cancelled);
+    assert_eq!(out.tokens, 0);
+    // Raised by the consumer after the second piece: no token is generated after it.
+    let cancel = AtomicBool::new(false);
+    let mut pieces = 0;
+    let out = chat
+        .reply("Hi again", &cancel, &mut |_| {
+            pieces += 1;
+            if pieces == 2 {
+                cancel.store(true, Ordering::Release);
+            }
+            ControlFlow::Continue(())
+        })
+        .expect("reply");
+    assert!(out.cancelled);
+    assert_eq!(pieces, 2);
+    assert!(out.tokens <= 2 + 1, "{} tokens", out.tokens);
+    // Break from the callback stops too.
+    let never = AtomicBool::new(false);
+    let out = chat
+        .reply("Once more", &never, &mut |_| ControlFlow::Break(()))
+        .expect("reply");
+    assert!(out.cancelled);
+    assert!(out.text.chars().count() > 0);
+}
+
+#[test]
+fn interrupted_reply_keeps_only_what_was_heard() {
+    let mut chat = ChatSession::new(tiny(), config(1024)).expect("chat");
+    let never = AtomicBool::new(false);
+    let out = chat
+        .reply("Say something long.", &never, &mut go())
+        .expect("reply");
+    let heard: String = out.text.chars().take(2).collect();
+    chat.truncate_last_reply(&heard);
+    let last = chat.history().last().expect("turn");
+    assert_eq!(
+        (last.role, last.content.as_str()),
+        (Role::Assistant, heard.as_str())
+    );
+    let next = chat.reply("And then?", &never, &mut go()).expect("reply");
+    assert!(next.tokens > 0);
+    chat.reset();
+    assert!(chat.history().is_empty());
+}
+
+#[test]
+fn full_context_drops_old_turns_or_errors() {
+    let mut chat = ChatSession::new(tiny(), config(96)).expect("chat");
+    let never = AtomicBool::new(false);
+    let mut dropped = 0;
+    for i in 0..12 {
+        let out = chat
+            .reply(
+                &format!("Turn number {i}: the quick brown fox."),
+                &never,
+                &mut go(),
+            )
+            .expect("reply");
+        dropped += out.dropped_turns;
+        assert!(chat.session().len() <= chat.session().capacity());
+    }
+    assert!(dropped > 0, "old turns were dropped");
+    let before = chat.history().len();
+    let long = "word ".repeat(400);
+    match chat.reply(&long, &never, &mut go()) {
+        Err(LlmError::ContextFull { .. }) => {}
+        other => panic!("expected ContextFull, got {other:?}"),
+    }
+    assert_eq!(
+        chat.history().len(),
+        before,
+        "a rejected turn leaves the history alone"
+    );
+}

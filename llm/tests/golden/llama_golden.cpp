@@ -4,6 +4,7 @@
 //   llama_golden tokens MODEL PROMPT N      -> greedy token ids after PROMPT, one per line,
 //                                              each followed by its margin over the runner-up
 //   llama_golden logits MODEL PROMPT        -> the logits after each prompt token, one line each
+//   llama_golden logits-ids MODEL "ID ..."  -> the same for raw token ids, run as one batch
 //
 // PROMPT is tokenized with special tokens parsed and no BOS added; greedy = argmax of the
 // raw logits (no sampler), single sequence, 2 threads, flash attention as llama.cpp picks.
@@ -32,10 +33,22 @@ int main(int argc, char ** argv) {
     if (!model) { fprintf(stderr, "cannot load %s\n", argv[2]); return 1; }
     const llama_vocab * vocab = llama_model_get_vocab(model);
     const std::string prompt = argv[3];
-    std::vector<llama_token> toks(prompt.size() + 16);
-    int n = llama_tokenize(vocab, prompt.c_str(), (int) prompt.size(), toks.data(), (int) toks.size(), false, true);
-    if (n < 0) { fprintf(stderr, "tokenize failed\n"); return 1; }
-    toks.resize(n);
+    std::vector<llama_token> toks;
+    if (mode == "logits-ids") {
+        for (const char * p = prompt.c_str(); *p;) {
+            char * end = nullptr;
+            long v = strtol(p, &end, 10);
+            if (end == p) break;
+            toks.push_back((llama_token) v);
+            p = end;
+        }
+    } else {
+        toks.resize(prompt.size() + 16);
+        int nt = llama_tokenize(vocab, prompt.c_str(), (int) prompt.size(), toks.data(), (int) toks.size(), false, true);
+        if (nt < 0) { fprintf(stderr, "tokenize failed\n"); return 1; }
+        toks.resize(nt);
+    }
+    const int n = (int) toks.size();
     llama_context_params cp = llama_context_default_params();
     cp.n_ctx = 512;
     cp.n_batch = 512;
@@ -48,7 +61,24 @@ int main(int argc, char ** argv) {
     }
     llama_context * ctx = llama_init_from_model(model, cp);
     const int n_vocab = llama_vocab_n_tokens(vocab);
-    if (mode == "logits") {
+    if (mode == "logits-ids") {
+        llama_batch b = llama_batch_init(n, 0, 1);
+        for (int i = 0; i < n; i++) {
+            b.token[i] = toks[i];
+            b.pos[i] = i;
+            b.n_seq_id[i] = 1;
+            b.seq_id[i][0] = 0;
+            b.logits[i] = 1;
+        }
+        b.n_tokens = n;
+        if (llama_decode(ctx, b)) { fprintf(stderr, "decode failed\n"); return 1; }
+        for (int i = 0; i < n; i++) {
+            const float * lg = llama_get_logits_ith(ctx, i);
+            for (int j = 0; j < n_vocab; j++) printf(j ? " %.6g" : "%.6g", lg[j]);
+            printf("\n");
+        }
+        llama_batch_free(b);
+    } else if (mode == "logits") {
         for (int i = 0; i < n; i++) {
             if (llama_decode(ctx, llama_batch_get_one(&toks[i], 1))) { fprintf(stderr, "decode failed\n"); return 1; }
             const float * lg = llama_get_logits_ith(ctx, -1);

@@ -15,8 +15,12 @@ only for prompts whose 32 margins are all at least 0.5 (picked by this rule, not
 output), and on every prompt, with llama.cpp's tokens forced, the same choice at each step
 whose margin is at least 1.0.
 
+It also writes logits_tiny_qwen3.json: llama.cpp's logits for a fixed token sequence on the
+tiny random qwen3 that `pocket llm synth --shape tiny-qwen3 --seed 11` writes (F16 and Q4_1
+weights), run as one batch (`llama_golden logits-ids`); positions 0 and 7 are kept.
+
 Usage: LLAMA_BIN=/work/peers/build/bin LLAMA_SRC=/path/to/llama.cpp POCKET_HOME=... \\
-       python3 make_model_golden.py
+       POCKET_BIN=target/release/pocket python3 make_model_golden.py
 """
 import json
 import os
@@ -77,9 +81,41 @@ def build(tmp):
     return exe
 
 
+TINY_IDS = [12, 300, 45, 800, 7, 999, 500, 33]
+TINY_POSITIONS = [0, 7]
+TINY_SEED = 11
+
+
+def tiny_logits(exe, tmp):
+    pocket = os.environ.get("POCKET_BIN", "target/release/pocket")
+    doc = {
+        "shape": "tiny-qwen3",
+        "seed": TINY_SEED,
+        "ids": TINY_IDS,
+        "positions": TINY_POSITIONS,
+        "command": "pocket llm synth --shape tiny-qwen3 --quant Q --seed 11 -o M; "
+                   "llama_golden logits-ids M IDS  (llm/tests/golden/make_model_golden.py)",
+        "logits": {},
+    }
+    for quant in ["f16", "q4_1"]:
+        model = os.path.join(tmp, f"tiny-{quant}.gguf")
+        subprocess.run([pocket, "llm", "synth", "--shape", "tiny-qwen3", "--quant", quant,
+                        "--seed", str(TINY_SEED), "-o", model], check=True)
+        out = subprocess.run([exe, "logits-ids", model, " ".join(map(str, TINY_IDS))],
+                             capture_output=True, check=True, text=True)
+        rows = [[float(v) for v in line.split()] for line in out.stdout.splitlines()]
+        doc["logits"][quant] = [[round(v, 4) for v in rows[p]] for p in TINY_POSITIONS]
+    with open(os.path.join(HERE, "logits_tiny_qwen3.json"), "w") as f:
+        json.dump(doc, f, separators=(",", ":"))
+        f.write("\n")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         exe = build(tmp)
+        tiny_logits(exe, tmp)
+        if os.environ.get("ONLY_TINY"):
+            return
         for name, (asset, file, prompts) in MODELS.items():
             model = os.path.join(HOME, asset, file)
             cases = []

@@ -28,6 +28,10 @@ enum Command {
     Llm(cmd::llm::LlmCommand),
     /// The main job on the default models (the README's first command).
     Demo(cmd::demo::DemoArgs),
+    /// Play WAV files as the microphone through the voice loop; write the replies and latency.
+    Converse(cmd::converse::ConverseArgs),
+    /// Talk with the assistant on the microphone and speaker (hands-free, barge-in).
+    Talk(cmd::talk::TalkArgs),
     /// Speak text into a WAV file (prints time to first chunk and RTF).
     Say(cmd::say::SayArgs),
     /// Transcribe a WAV file (prints text, per-utterance timing and RTF).
@@ -41,6 +45,8 @@ fn main() -> std::process::ExitCode {
         Command::Chat(a) => cmd::chat::run(a),
         Command::Llm(c) => cmd::llm::run(c),
         Command::Demo(a) => cmd::demo::run(a),
+        Command::Converse(a) => cmd::converse::run(a),
+        Command::Talk(a) => cmd::talk::run(a),
         Command::Say(a) => cmd::say::run(a),
         Command::Transcribe(a) => cmd::transcribe::run(a),
     };

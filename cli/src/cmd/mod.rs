@@ -2,7 +2,9 @@
 
 pub mod assets;
 pub mod chat;
+pub mod converse;
 pub mod demo;
 pub mod llm;
 pub mod say;
+pub mod talk;
 pub mod transcribe;

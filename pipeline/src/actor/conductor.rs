@@ -93,6 +93,8 @@ impl Conductor {
             }
         }
         self.running.store(false, Ordering::Release);
+        // Close every subscription: readers see the end of the event stream.
+        self.lock_outbox().subscribers.clear();
         // Cancel whatever is in flight so every actor winds down.
         if let Some(a) = run.active.take() {
             a.turn.cancel.store(true, Ordering::Release);

@@ -21,10 +21,9 @@ impl SpeechDetector for VadDetector {
     }
 
     fn speech_probability(&mut self, frame: &[f32]) -> f32 {
-        match <&[f32; pocket_asr::vad::FRAME]>::try_from(frame) {
-            Ok(f) => self.0.frame_prob(f),
-            Err(_) => 0.0,
-        }
+        let mut p = 0.0;
+        self.0.accept(frame, |_, prob| p = prob);
+        p
     }
 
     fn reset(&mut self) {

@@ -99,5 +99,7 @@ pub struct Engines {
 }
 
 pub mod asr;
+pub mod default;
 pub mod energy;
+pub mod llm;
 pub mod tts;

@@ -2,6 +2,7 @@
 //! clock (no sleeps, deterministic), asserting the exact event sequence.
 
 mod device;
+mod e2e;
 mod file_io;
 mod harness;
 mod mocks;

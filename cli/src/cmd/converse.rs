@@ -1,0 +1,188 @@
+//! `pocket converse`: input WAV files played as the microphone (one user turn per file) through
+//! the whole voice loop on the default models; writes what the assistant said and the latency
+//! report.
+
+use anyhow::{Context, Result};
+use clap::{Args, ValueEnum};
+use pocket_assets::Store;
+use pocket_pipeline::audio::file::{FileSink, Pace, TurnOutcome, converse};
+use pocket_pipeline::audio::wav;
+use pocket_pipeline::engines::default::{EngineOptions, load_default};
+use pocket_pipeline::{Event, Pipeline, PipelineConfig, Report, Stamped};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum PaceArg {
+    /// Inputs and output at real-time pace (honest latencies).
+    Realtime,
+    /// As fast as the engines go (quick checks; latencies compressed).
+    Fast,
+}
+
+#[derive(Args)]
+pub struct ConverseArgs {
+    /// A user turn (WAV, any rate); repeat for more turns.
+    #[arg(long = "input", required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// Where to write what the assistant said (WAV).
+    #[arg(long)]
+    pub output: PathBuf,
+    /// Where to write the latency report (JSON).
+    #[arg(long)]
+    pub report: Option<PathBuf>,
+    #[arg(long, value_enum, default_value = "realtime")]
+    pub pace: PaceArg,
+    /// Compute threads per engine.
+    #[arg(long, default_value_t = 2)]
+    pub threads: usize,
+    /// Print nothing but errors.
+    #[arg(long)]
+    pub quiet: bool,
+    /// After the first segment the LLM waits up to this long for the first audio chunk, so it
+    /// does not starve synthesis on few cores (0 = never wait).
+    #[arg(long, default_value_t = 400)]
+    pub first_audio_gate_ms: u64,
+    /// Silence that ends a user turn (raise it for clips with long pauses).
+    #[arg(long, default_value_t = 400)]
+    pub end_silence_ms: u64,
+}
+
+pub fn run(args: ConverseArgs) -> Result<()> {
+    let store = Store::open_default()?;
+    let report = run_with(&store, &args)?;
+    if !args.quiet {
+        print_summary(&report);
+    }
+    Ok(())
+}
+
+/// Runs the conversation; also used by `pocket demo`.
+pub fn run_with(store: &Store, args: &ConverseArgs) -> Result<Report> {
+    let pace = match args.pace {
+        PaceArg::Realtime => Pace::Realtime,
+        PaceArg::Fast => Pace::Fast,
+    };
+    let clips = args
+        .inputs
+        .iter()
+        .map(|p| wav::read_mono(p, 16_000).with_context(|| format!("reading {}", p.display())))
+        .collect::<Result<Vec<_>>>()?;
+    let opts = EngineOptions {
+        threads: args.threads,
+        partials: pace == Pace::Realtime,
+    };
+    let loaded = load_default(store, &opts)?;
+    if let Some(why) = &loaded.voice_fallback {
+        eprintln!("note: using the fallback voice ({why})");
+    }
+    let config = PipelineConfig {
+        output_rate: loaded.voice_rate,
+        // Files have no acoustic echo path.
+        echo_cancel: false,
+        first_audio_gate: (args.first_audio_gate_ms > 0)
+            .then(|| Duration::from_millis(args.first_audio_gate_ms)),
+        endpoint: pocket_pipeline::EndpointConfig {
+            end_silence: Duration::from_millis(args.end_silence_ms),
+            ..Default::default()
+        },
+        ..PipelineConfig::default()
+    };
+    let (pipeline, ports) = Pipeline::start(loaded.engines, config)?;
+    let handle = pipeline.handle();
+    let events = handle.subscribe();
+    let quiet = args.quiet;
+    let printer = std::thread::spawn(move || {
+        for e in events.iter() {
+            if !quiet {
+                print_event(&e);
+            }
+        }
+    });
+    let rate = ports.output_rate;
+    let sink = FileSink::spawn(ports.speaker, rate, pace)?;
+    let mut mic = ports.mic;
+    let outcomes = converse(&mut mic, &handle, &clips, pace, Duration::from_secs(120));
+    let said = sink.finish();
+    let report = handle.report();
+    handle.shutdown();
+    drop(mic);
+    pipeline.shutdown();
+    let _ = printer.join();
+    let outcomes = outcomes?;
+    for (i, o) in outcomes.iter().enumerate() {
+        if *o != TurnOutcome::Answered && !quiet {
+            eprintln!("turn {}: {o:?} ({})", i + 1, args.inputs[i].display());
+        }
+    }
+    wav::write_mono(&args.output, &said, rate)?;
+    if let Some(path) = &args.report {
+        write_report(path, &report)?;
+    }
+    Ok(report)
+}
+
+fn write_report(path: &Path, report: &Report) -> Result<()> {
+    let json = serde_json::to_string_pretty(report)?;
+    std::fs::write(path, json).with_context(|| format!("writing {}", path.display()))
+}
+
+/// Prints one event the way `talk`, `converse` and `demo` show the conversation.
+pub fn print_event(e: &Stamped) {
+    let mut out = std::io::stdout().lock();
+    let _ = match &e.event {
+        Event::SpeechStarted => write!(out, "\n[{:>8.0} ms] (you are speaking)", e.at_ms),
+        Event::FinalTranscript { text, turn } if turn.is_some() => {
+            writeln!(out, "\n[{:>8.0} ms] you: {text}", e.at_ms)
+        }
+        Event::FinalTranscript { .. } => {
+            writeln!(out, "[{:>8.0} ms] (nothing understood)", e.at_ms)
+        }
+        Event::AssistantText { text, .. } => write!(out, "{text}"),
+        Event::State { state } if *state == pocket_pipeline::State::Thinking => {
+            write!(out, "[{:>8.0} ms] assistant: ", e.at_ms)
+        }
+        Event::Latency { metrics, .. } => {
+            match (metrics.first_audio_latency(), metrics.response_latency()) {
+                (Some(f), Some(r)) => {
+                    write!(out, " [audio: first-audio {f:.0} ms, response {r:.0} ms] ")
+                }
+                _ => Ok(()),
+            }
+        }
+        Event::AudioFinished { .. } => writeln!(out),
+        Event::Interrupted { heard, .. } => {
+            writeln!(
+                out,
+                "\n[{:>8.0} ms] (interrupted; heard: {heard:?})",
+                e.at_ms
+            )
+        }
+        Event::DeviceLost { device, message } => writeln!(out, "\n({device} lost: {message})"),
+        Event::Error { message } => writeln!(out, "\n(error: {message})"),
+        _ => Ok(()),
+    };
+    let _ = out.flush();
+}
+
+/// The latency table of a run.
+pub fn print_summary(r: &Report) {
+    println!("\nturns: {}", r.turns.len());
+    let p = |name: &str, v: &Option<pocket_pipeline::metrics::Percentiles>| match v {
+        Some(p) => println!(
+            "{name:<24} P50 {:>7.1} ms   P90 {:>7.1} ms   (n={})",
+            p.p50, p.p90, p.n
+        ),
+        None => println!("{name:<24} -"),
+    };
+    p("first-audio latency", &r.first_audio_latency_ms);
+    p("response latency", &r.response_latency_ms);
+    for (name, v) in &r.stages_ms {
+        p(&format!("  stage {name}"), v);
+    }
+    if r.barge_in_stop_ms.is_some() {
+        p("barge-in stop", &r.barge_in_stop_ms);
+    }
+    println!("output underruns: {}", r.underruns);
+}

@@ -1,0 +1,105 @@
+//! End to end on the real default models (Whisper tiny.en, SmolLM2-135M, Piper joe) and real
+//! speech: each clip is a user turn; a spoken reply is written; our own recognizer hears
+//! English words in it; the report has every timestamp of every turn.
+
+use std::time::Duration;
+
+use crate::audio::file::{FileSink, Pace, TurnOutcome, converse};
+use crate::audio::resample::resample_all;
+use crate::config::PipelineConfig;
+use crate::engines::default::{EngineOptions, load_default};
+use crate::handle::Pipeline;
+
+#[test]
+fn spoken_questions_get_spoken_answers_on_the_default_models() {
+    let store = pocket_assets::Store::open_default().expect("store");
+    let clip = |id: &str, name: &str| {
+        let p = store
+            .require_file(id, name)
+            .expect("test audio (pocket assets fetch)");
+        crate::audio::wav::read_mono(&p, 16_000).expect("reads")
+    };
+    let clips = vec![
+        clip(pocket_assets::ids::JFK, "jfk.wav"),
+        clip(pocket_assets::ids::CARDS, "001.wav"),
+    ];
+    let loaded = load_default(
+        &store,
+        &EngineOptions {
+            threads: 2,
+            partials: false,
+        },
+    )
+    .expect("default engines load");
+    assert!(
+        loaded.voice_fallback.is_none(),
+        "{:?}",
+        loaded.voice_fallback
+    );
+    let rate = loaded.voice_rate;
+    let config = PipelineConfig {
+        output_rate: rate,
+        echo_cancel: false,
+        endpoint: crate::config::EndpointConfig {
+            // jfk.wav pauses for over a second between its phrases.
+            end_silence: Duration::from_millis(1500),
+            ..Default::default()
+        },
+        ..PipelineConfig::default()
+    };
+    let (pipeline, ports) = Pipeline::start(loaded.engines, config).expect("starts");
+    let handle = pipeline.handle();
+    let sink = FileSink::spawn(ports.speaker, rate, Pace::Fast).expect("sink");
+    let mut mic = ports.mic;
+    let outcomes = converse(
+        &mut mic,
+        &handle,
+        &clips,
+        Pace::Fast,
+        Duration::from_secs(120),
+    )
+    .expect("turns");
+    let said = sink.finish();
+    let report = handle.report();
+    drop(mic);
+    pipeline.shutdown();
+
+    assert_eq!(outcomes, vec![TurnOutcome::Answered; 2], "{report:#?}");
+    assert_eq!(report.turns.len(), 2);
+    for t in &report.turns {
+        assert!(t.metrics.is_complete(), "{t:#?}");
+        assert!(!t.reply_text.trim().is_empty());
+    }
+    assert!(
+        report.turns[0]
+            .user_text
+            .to_lowercase()
+            .contains("ask not what your country"),
+        "{:?}",
+        report.turns[0].user_text
+    );
+    // At least a second of speech, and our recognizer hears English words in it.
+    assert!(said.len() > rate as usize, "{} samples", said.len());
+    let whisper = store
+        .require(pocket_assets::ids::WHISPER_TINY_EN)
+        .expect("whisper");
+    let rec = pocket_asr::Recognizer::load(&whisper, Default::default()).expect("loads");
+    let heard = rec
+        .transcribe(&resample_all(&said, rate, 16_000))
+        .expect("transcribes");
+    let words: Vec<&str> = heard
+        .text
+        .split_whitespace()
+        .filter(|w| w.chars().any(|c| c.is_ascii_alphabetic()))
+        .collect();
+    println!(
+        "replies: {:?}",
+        report
+            .turns
+            .iter()
+            .map(|t| &t.reply_text)
+            .collect::<Vec<_>>()
+    );
+    println!("heard back: {:?}", heard.text);
+    assert!(words.len() >= 3, "{:?}", heard.text);
+}

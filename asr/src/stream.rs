@@ -50,6 +50,7 @@ pub struct AsrStream {
     partial: Option<String>,
     partial_tokens: Vec<u32>,
     last_partial_len: usize,
+    last_partial_ms: f64,
     resampler: Option<Resampler>,
     resampled: Vec<f32>,
     clean: Vec<f32>,
@@ -84,6 +85,7 @@ impl AsrStream {
             partial: None,
             partial_tokens: Vec::new(),
             last_partial_len: 0,
+            last_partial_ms: 0.0,
             resampler: None,
             resampled: Vec::new(),
             clean: Vec::new(),
@@ -245,12 +247,18 @@ impl AsrStream {
     }
 
     fn maybe_partial(&mut self) {
-        let interval = self.rec.cfg.partial_interval_ms as usize * 16;
+        // Never spend more than about a third of real time on partials: on a slow device the
+        // interval stretches to three times the last partial's compute time.
+        let busy = (self.last_partial_ms * 3.0 * 16.0) as usize;
+        let interval = (self.rec.cfg.partial_interval_ms as usize * 16).max(busy);
         if self.audio.len() < self.last_partial_len + interval {
             return;
         }
         self.last_partial_len = self.audio.len();
-        if let Ok(t) = self.decode_current(false) {
+        let t0 = Instant::now();
+        let r = self.decode_current(false);
+        self.last_partial_ms = t0.elapsed().as_secs_f64() * 1e3;
+        if let Ok(t) = r {
             self.partial = Some(t.text);
             self.partial_tokens = t.tokens;
         }
@@ -357,6 +365,7 @@ impl AsrStream {
         self.partial_tokens.clear();
         self.speculative = None;
         self.last_partial_len = 0;
+        self.last_partial_ms = 0.0;
         self.repaired = 0;
         self.vad.reset();
         self.ep.reset();

@@ -336,7 +336,14 @@ impl AsrStream {
                 ..Default::default()
             });
         }
-        let end = self.span.and_then(|s| s.speech_end);
+        // Without an endpoint (the caller's own endpointer decided), the speech still ended at
+        // the last voiced sample if silence followed it.
+        let end = self.span.and_then(|s| s.speech_end).or_else(|| {
+            self.ep
+                .trailing_silence()
+                .filter(|&(_, ms)| ms > 0)
+                .map(|(e, _)| e)
+        });
         let mut t = match self.speculative.take() {
             // Decoded during the end-silence wait on exactly this audio.
             Some((at, t)) if Some(at) == end => Transcript {

@@ -261,7 +261,8 @@ mod tests {
                 "smollm2-135m-instruct-q4_1",
                 "whisper-tiny.en",
                 "piper-en_US-joe-medium",
-                "onnxruntime"
+                "onnxruntime",
+                "silero-vad"
             ]
         );
         for id in ["whisper-base", "qwen2.5-coder-0.5b-instruct"] {

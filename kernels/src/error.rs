@@ -27,6 +27,9 @@ pub enum KernelError {
     /// A weight format this operation cannot take (e.g. as activations).
     #[error("{0:?} is not supported here")]
     Unsupported(DType),
+    /// Reading weights to repack failed.
+    #[error("cannot read weights: {0}")]
+    Io(#[source] std::io::Error),
     /// The OS refused to start a worker thread.
     #[error("cannot start worker thread: {0}")]
     Thread(#[source] std::io::Error),

@@ -116,6 +116,54 @@ pub fn repack_x8(
     Ok(out)
 }
 
+/// Repacks a `rows x cols` matrix of `dtype` whose row-major bytes are read piecewise by
+/// `read(byte_offset, buf)` (e.g. `pread` from a file), a few hundred rows at a time, so
+/// the original never needs to be in memory as a whole.
+pub fn repack_x8_from(
+    dtype: DType,
+    rows: usize,
+    cols: usize,
+    mut read: impl FnMut(u64, &mut [u8]) -> std::io::Result<()>,
+) -> Result<PackedBytes, KernelError> {
+    let Some(fields) = header_fields(dtype).filter(|_| rows.is_multiple_of(GROUP)) else {
+        return Err(KernelError::Unsupported(dtype));
+    };
+    let expected = dtype
+        .matrix_bytes(rows, cols)
+        .ok_or(KernelError::RaggedRow {
+            dtype,
+            block: dtype.block_len(),
+            cols,
+        })?;
+    let mut out = PackedBytes::zeroed(expected);
+    let (bb, nb) = (dtype.block_bytes(), cols / 32);
+    let row_bytes = nb * bb;
+    let groups_per_read = (256 * 1024 / (GROUP * row_bytes).max(1)).max(1);
+    let mut buf = vec![0u8; groups_per_read * GROUP * row_bytes];
+    let dst = out.as_mut_slice();
+    let n_groups = rows / GROUP;
+    let mut g0 = 0;
+    while g0 < n_groups {
+        let ng = groups_per_read.min(n_groups - g0);
+        let chunk = &mut buf[..ng * GROUP * row_bytes];
+        read((g0 * GROUP * row_bytes) as u64, chunk).map_err(KernelError::Io)?;
+        for gi in 0..ng {
+            let g = g0 + gi;
+            for b in 0..nb {
+                let o = &mut dst[(g * nb + b) * GROUP * bb..][..GROUP * bb];
+                for r in 0..GROUP {
+                    let src = &chunk[(gi * GROUP + r) * row_bytes + b * bb..][..bb];
+                    for_each_piece(fields, bb, r, |from, to, len| {
+                        o[to..to + len].copy_from_slice(&src[from..from + len])
+                    });
+                }
+            }
+        }
+        g0 += ng;
+    }
+    Ok(out)
+}
+
 /// Calls `f(offset in the GGML block, offset in the group block, length)` for every piece of
 /// row `r`'s block.
 fn for_each_piece(fields: &[usize], bb: usize, r: usize, mut f: impl FnMut(usize, usize, usize)) {
@@ -199,5 +247,17 @@ mod tests {
             let _ = bb;
         }
         assert!(repack_x8(DType::Q4_1, 12, 32, &[0; 240]).is_err());
+        // Piecewise reading gives the same bytes.
+        let (rows, cols) = (64, 96);
+        let bytes: Vec<u8> = (0..DType::Q8_0.matrix_bytes(rows, cols).expect("size"))
+            .map(|i| (i * 13) as u8)
+            .collect();
+        let whole = repack_x8(DType::Q8_0, rows, cols, &bytes).expect("whole");
+        let pieces = repack_x8_from(DType::Q8_0, rows, cols, |at, buf| {
+            buf.copy_from_slice(&bytes[at as usize..at as usize + buf.len()]);
+            Ok(())
+        })
+        .expect("pieces");
+        assert_eq!(whole.as_slice(), pieces.as_slice());
     }
 }

@@ -16,6 +16,21 @@ pub enum LlmCommand {
     Bench(BenchArgs),
     /// Write a random-weight GGUF of a known shape (MNN-Pocket-0.3B or a tiny test model).
     Synth(SynthArgs),
+    /// Measure memory read bandwidth (the ceiling for decode speed).
+    Membw(MembwArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct MembwArgs {
+    /// Threads reading.
+    #[arg(short, long, default_value_t = 2)]
+    pub threads: usize,
+    /// Buffer size in MiB (well above the last-level cache).
+    #[arg(long, default_value_t = 512)]
+    pub mib: usize,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args, Debug)]
@@ -66,7 +81,48 @@ pub fn run(cmd: LlmCommand) -> Result<()> {
     match cmd {
         LlmCommand::Bench(a) => bench(a),
         LlmCommand::Synth(a) => synth(a),
+        LlmCommand::Membw(a) => membw(a),
     }
+}
+
+/// Best of 5 passes of all threads summing disjoint parts of a large buffer.
+fn membw(a: MembwArgs) -> Result<()> {
+    let words = a.mib * (1 << 20) / 8;
+    let buf: Vec<u64> = (0..words as u64).collect();
+    let pool = pocket_llm::kernels::ThreadPool::new(a.threads)?;
+    let threads = pool.threads();
+    let part = words / threads;
+    let mut best = 0f64;
+    for _ in 0..5 {
+        let t = Instant::now();
+        let sums: Vec<std::sync::atomic::AtomicU64> =
+            (0..threads).map(|_| Default::default()).collect();
+        let counter = pocket_llm::kernels::ChunkCounter::new(threads, 1);
+        pool.run(|_| {
+            while let Some(r) = counter.next() {
+                for i in r {
+                    let s = buf[i * part..(i + 1) * part]
+                        .iter()
+                        .fold(0u64, |acc, &v| acc.wrapping_add(v));
+                    sums[i].store(s, std::sync::atomic::Ordering::Relaxed);
+                }
+            }
+        });
+        std::hint::black_box(&sums);
+        best = best.max((part * threads * 8) as f64 / t.elapsed().as_secs_f64());
+    }
+    if a.json {
+        println!(
+            "{}",
+            serde_json::json!({ "threads": threads, "read_bytes_per_s": best })
+        );
+    } else {
+        println!(
+            "read bandwidth with {threads} threads: {:.2} GB/s",
+            best / 1e9
+        );
+    }
+    Ok(())
 }
 
 /// The model to use: `path`, or the default SmolLM2 asset.

@@ -26,7 +26,6 @@ pub(super) fn from_file(file: GgufFile, opts: LoadOptions) -> Result<Model, LlmE
         opts,
         reader: None,
         packed: Vec::new(),
-        buf: Vec::new(),
     };
     let (d, v) = (config.d_model, config.vocab_size);
     let token_embd = b.mat("token_embd.weight", v, d)?;
@@ -65,7 +64,6 @@ struct Binder<'f> {
     /// The file opened for `pread` (repacking reads bytes without faulting in the mapping).
     reader: Option<File>,
     packed: Vec<pocket_kernels::repack::PackedBytes>,
-    buf: Vec<u8>,
 }
 
 impl Binder<'_> {
@@ -132,7 +130,8 @@ impl Binder<'_> {
     }
 
     /// The interleaved copy of `w` if this CPU's kernels want one. Bytes are read with
-    /// `pread` when the file can be reopened, so the mapping itself stays untouched.
+    /// `pread`, a few hundred rows at a time, when the file can be reopened, so neither the
+    /// mapping's pages nor a whole-matrix buffer add to resident memory.
     fn repacked(
         &mut self,
         w: &Weights<'_>,
@@ -148,11 +147,14 @@ impl Binder<'_> {
                 self.reader = File::open(self.file.path()).ok();
             }
             if let Some(f) = &self.reader {
-                self.buf.resize(range.len(), 0);
-                if f.read_exact_at(&mut self.buf, range.start as u64).is_ok() {
-                    let copy = Weights::new(w.dtype(), w.rows(), w.cols(), &self.buf)?;
-                    return Ok(copy.repacked());
-                }
+                let base = range.start as u64;
+                let packed = pocket_kernels::repack::repack_x8_from(
+                    w.dtype(),
+                    w.rows(),
+                    w.cols(),
+                    |at, buf| f.read_exact_at(buf, base + at),
+                )?;
+                return Ok(Some(packed));
             }
         }
         let _ = range;

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# LLM engine vs llama.cpp, side by side in one run: the same GGUF files, the same threads,
+# release builds, llama-bench's pp/tg tests (a prompt of P tokens as one batch; N tokens
+# decoded one by one, each from an empty cache), alternating the two engines per round.
+# Files: SmolLM2-135M Q4_1 (asset) and a random-weight file of MNN-Pocket-0.3B's exact shape
+# in Q4_1 (written by `pocket llm synth`). Also prints the measured memory read bandwidth,
+# decode as a fraction of it (weight bytes read per token x tok/s / bandwidth), and the peak
+# RSS of the MNN-shaped model with a 4K context filled.
+#
+#   bench/llm.sh [THREADS] [ROUNDS] [P] [N]
+# Needs: the default assets (`pocket assets fetch`), llama-bench (LLAMA_BIN, default
+# /work/peers/build/bin), python3.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+THREADS=${1:-2}; ROUNDS=${2:-3}; P=${3:-128}; N=${4:-128}
+LLAMA_BIN=${LLAMA_BIN:-/work/peers/build/bin}
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
+cargo build --release -q -p pocket-cli
+POCKET="$CARGO_TARGET_DIR/release/pocket"
+SMOL="$("$POCKET" assets path smollm2-135m-instruct-q4_1)/SmolLM2-135M-Instruct.Q4_1.gguf"
+WORK=${BENCH_DIR:-${TMPDIR:-/tmp}/pocket-llm-bench}
+mkdir -p "$WORK"
+MNN="$WORK/mnn-pocket-0.3b-q4_1.gguf"
+[ -f "$MNN" ] || "$POCKET" llm synth --shape mnn-pocket-0.3b --quant q4_1 --seed 1 -o "$MNN"
+OUT="$WORK/results.tsv"; : >"$OUT"
+"$POCKET" llm membw -t "$THREADS" --json | sed 's/^/membw\t/' >>"$OUT"
+for round in $(seq "$ROUNDS"); do
+  for model in "$SMOL" "$MNN"; do
+    name=$(basename "$model")
+    /usr/bin/time -f "%M" -o "$WORK/rss" "$POCKET" llm bench --model "$model" -p "$P" -n "$N" -t "$THREADS" -r 3 --json \
+      | sed "s/^/ours\t$name\t/" >>"$OUT"
+    printf 'ours-rss\t%s\t%s\n' "$name" "$(cat "$WORK/rss")" >>"$OUT"
+    /usr/bin/time -f "%M" -o "$WORK/rss" env LD_LIBRARY_PATH="$LLAMA_BIN" "$LLAMA_BIN/llama-bench" -m "$model" \
+      -p "$P" -n "$N" -t "$THREADS" -r 3 -o json 2>/dev/null | tr -d '\n' | sed "s/^/llama\t$name\t/" >>"$OUT"
+    printf '\nllama-rss\t%s\t%s\n' "$name" "$(cat "$WORK/rss")" >>"$OUT"
+  done
+done
+"$POCKET" llm bench --model "$MNN" -p "$P" -n "$N" -t "$THREADS" -r 1 --ctx 4096 --fill-ctx --json \
+  | sed "s/^/ours-4k\t$(basename "$MNN")\t/" >>"$OUT"
+python3 - "$OUT" "$THREADS" "$P" "$N" <<'PY'
+import json, sys, collections, statistics
+path, threads, P, N = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+bw = None
+ours = collections.defaultdict(lambda: collections.defaultdict(list))
+llama = collections.defaultdict(lambda: collections.defaultdict(list))
+rss = collections.defaultdict(lambda: collections.defaultdict(list))
+weights, full = {}, {}
+for line in open(path):
+    f = line.rstrip("\n").split("\t")
+    if not f or not f[0]:
+        continue
+    if f[0] == "membw":
+        bw = json.loads(f[1])["read_bytes_per_s"]
+    elif f[0] == "ours":
+        j = json.loads(f[2]); ours[f[1]]["pp"].append(j["prefill_tok_s"]); ours[f[1]]["tg"].append(j["decode_tok_s"])
+        weights[f[1]] = j["weight_bytes_per_token"]
+    elif f[0] == "llama":
+        for t in json.loads(f[2]):
+            llama[f[1]]["pp" if t["n_prompt"] > 0 else "tg"].append(t["avg_ts"])
+    elif f[0] in ("ours-rss", "llama-rss"):
+        rss[f[1]][f[0]].append(int(f[2]) * 1024)
+    elif f[0] == "ours-4k":
+        full[f[1]] = json.loads(f[2])
+med = lambda v: statistics.median(v) if v else float("nan")
+print(f"{threads} threads, pp{P} / tg{N}, median of the rounds; memory read bandwidth {bw / 1e9:.1f} GB/s")
+print()
+print("| model | test | llama.cpp tok/s | ours tok/s | ours / llama.cpp | peak RSS llama.cpp | peak RSS ours |")
+print("|---|---|---:|---:|---:|---:|---:|")
+for m in ours:
+    for t, label in (("pp", f"pp{P}"), ("tg", f"tg{N}")):
+        a, b = med(llama[m][t]), med(ours[m][t])
+        print(f"| {m} | {label} | {a:.1f} | {b:.1f} | {b / a:.2f}x | {med(rss[m]['llama-rss']) / 1e6:.0f} MB | {med(rss[m]['ours-rss']) / 1e6:.0f} MB |")
+print()
+for m in ours:
+    b = med(ours[m]["tg"]); a = med(llama[m]["tg"])
+    print(f"{m}: {weights[m] / 1e6:.1f} MB of weights read per token; decode at {b * weights[m] / 1e9:.1f} GB/s = "
+          f"{b * weights[m] / bw:.0%} of measured bandwidth (llama.cpp {a * weights[m] / bw:.0%})")
+for m, j in full.items():
+    print(f"{m} with a {j['context']}-token context filled: peak RSS {j['peak_rss_bytes'] / 1e6:.0f} MB "
+          f"(KV cache {j['kv_cache_bytes'] / 1e6:.0f} MB)")
+PY

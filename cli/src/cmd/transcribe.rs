@@ -68,7 +68,9 @@ pub fn run(a: TranscribeArgs) -> Result<()> {
     let store = Store::open_default()?;
     let dir = store.require(id)?;
     // Silero is the more accurate VAD in noise; earshot (built in) when it is not installed.
-    let vad_model = store.require_file(ids::SILERO_VAD, "silero_vad_16k.safetensors").ok();
+    let vad_model = store
+        .require_file(ids::SILERO_VAD, "silero_vad_16k.safetensors")
+        .ok();
     let cfg = RecognizerConfig {
         vad_model,
         threads: a.threads,

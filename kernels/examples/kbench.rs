@@ -35,15 +35,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         for (label, wv) in variants {
             for n in [1usize, 128] {
-            if std::env::var("KBENCH_N").is_ok_and(|v| v != n.to_string()) {
-                continue;
-            }
+                if std::env::var("KBENCH_N").is_ok_and(|v| v != n.to_string()) {
+                    continue;
+                }
                 let x: Vec<f32> = (0..n * cols)
                     .map(|i| ((i * 31) % 200) as f32 / 100.0 - 1.0)
                     .collect();
                 let mut out = vec![0.0; n * rows];
                 matmul(&pool, &wv, &x, n, &mut out, &mut scratch)?;
-                let reps = ((std::env::var("KBENCH_MACS").ok().and_then(|v| v.parse().ok()).unwrap_or(3e10) / (rows * cols * n) as f64) as usize).max(3);
+                let reps = ((std::env::var("KBENCH_MACS")
+                    .ok()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(3e10)
+                    / (rows * cols * n) as f64) as usize)
+                    .max(3);
                 let (t, c) = (Instant::now(), cpu_seconds());
                 for _ in 0..reps {
                     matmul(&pool, &wv, &x, n, &mut out, &mut scratch)?;

@@ -8,6 +8,7 @@
 //!   matrix in any supported format. Quantized formats take 8-bit activations and integer dot
 //!   products; float formats take f32 activations. `n = 1` is the decode matrix-vector case;
 //!   larger `n` is tiled so each weight block is loaded once per group of tokens.
+//! * [`attn`]: GQA attention of one query group over an f16 KV cache (keys transposed).
 //! * [`vec`]: f16 dot / axpy (attention over an f16 KV cache), SiLU gating, exp for softmax.
 //! * Kernels are picked at run time ([`Isa::detect`]): AVX2+FMA+F16C on x86-64, NEON /
 //!   NEON+dotprod on aarch64, portable scalar code otherwise. Every SIMD kernel has a
@@ -29,6 +30,7 @@
 // Kernels index several arrays with one counter; iterator chains would hide the layout.
 #![allow(clippy::needless_range_loop)]
 
+pub mod attn;
 mod dtype;
 mod error;
 mod isa;

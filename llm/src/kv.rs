@@ -1,7 +1,7 @@
-//! The f16 key/value cache of one session, allocated once for its whole context. Layout per
-//! layer: keys then values, each `[kv_head][position][head_dim]`, so one head's history is
-//! contiguous for the attention loops. Pages are zero-filled lazily by the OS: memory grows
-//! with the positions actually used.
+//! The f16 key/value cache of one session, allocated once for its whole context. Per layer
+//! and KV head: keys transposed (`[head_dim][position]`, so scoring a query is a run of
+//! broadcast-FMAs over positions) and values by position (`[position][head_dim]`). Pages are
+//! zero-filled lazily by the OS: memory grows with the positions actually used.
 
 use half::f16;
 use half::slice::HalfBitsSliceExt;
@@ -54,8 +54,8 @@ impl KvCache {
         ((layer * 2 + usize::from(value)) * self.n_kv + head) * self.head_len()
     }
 
-    /// Keys of `head` in `layer`: `capacity x head_dim`.
-    pub fn keys(&self, layer: usize, head: usize) -> &[f16] {
+    /// Keys of `head` in `layer`, transposed: `head_dim` rows of `capacity` positions.
+    pub fn keys_t(&self, layer: usize, head: usize) -> &[f16] {
         let o = self.offset(layer, false, head);
         self.data[o..o + self.head_len()].reinterpret_cast()
     }
@@ -69,18 +69,68 @@ impl KvCache {
     /// Stores the keys and values of `n` consecutive positions from `pos`: `k` and `v` are
     /// `n x (n_kv * head_dim)` row-major. The caller checks `pos + n <= capacity`.
     pub fn write(&mut self, layer: usize, pos: usize, n: usize, k: &[f32], v: &[f32]) {
-        let (hd, kvd) = (self.head_dim, self.n_kv * self.head_dim);
-        for (value, src) in [(false, k), (true, v)] {
-            for h in 0..self.n_kv {
-                let o = self.offset(layer, value, h) + pos * hd;
-                let dst: &mut [f16] = self.data[o..o + n * hd].reinterpret_cast_mut();
-                for t in 0..n {
-                    pocket_kernels::quant::f32_to_f16_row(
-                        &src[t * kvd + h * hd..][..hd],
-                        &mut dst[t * hd..][..hd],
+        let (hd, kvd, cap) = (self.head_dim, self.n_kv * self.head_dim, self.capacity);
+        for h in 0..self.n_kv {
+            let o = self.offset(layer, true, h) + pos * hd;
+            let dst: &mut [f16] = self.data[o..o + n * hd].reinterpret_cast_mut();
+            for t in 0..n {
+                pocket_kernels::quant::f32_to_f16_row(
+                    &v[t * kvd + h * hd..][..hd],
+                    &mut dst[t * hd..][..hd],
+                );
+            }
+            let o = self.offset(layer, false, h);
+            let keys: &mut [f16] = self.data[o..o + hd * cap].reinterpret_cast_mut();
+            for t in 0..n {
+                for (d, &x) in k[t * kvd + h * hd..][..hd].iter().enumerate() {
+                    keys[d * cap + pos + t] = f16::from_f32(x);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Arch, RopeStyle};
+
+    #[test]
+    fn written_keys_and_values_read_back() {
+        let cfg = ModelConfig {
+            arch: Arch::Qwen3,
+            n_layers: 2,
+            d_model: 64,
+            n_heads: 4,
+            n_kv_heads: 2,
+            head_dim: 16,
+            ffn_dim: 64,
+            vocab_size: 10,
+            train_ctx: 100,
+            rms_eps: 1e-6,
+            rope_base: 1e4,
+            rope_dims: 16,
+            rope_freq_scale: 1.0,
+            rope_style: RopeStyle::Neox,
+        };
+        let mut kv = KvCache::new(&cfg, 8).expect("kv");
+        let k: Vec<f32> = (0..3 * 32).map(|i| i as f32).collect();
+        let v: Vec<f32> = (0..3 * 32).map(|i| -(i as f32)).collect();
+        kv.write(1, 2, 3, &k, &v);
+        for t in 0..3 {
+            for h in 0..2 {
+                for d in 0..16 {
+                    assert_eq!(
+                        kv.keys_t(1, h)[d * 8 + 2 + t].to_f32(),
+                        k[t * 32 + h * 16 + d]
+                    );
+                    assert_eq!(
+                        kv.values(1, h)[(2 + t) * 16 + d].to_f32(),
+                        v[t * 32 + h * 16 + d]
                     );
                 }
             }
         }
+        assert!(kv.keys_t(0, 0).iter().all(|x| x.to_f32() == 0.0));
     }
 }

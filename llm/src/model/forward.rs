@@ -4,7 +4,8 @@
 //! -> SwiGLU -> down projection + residual; finally RMSNorm and the vocabulary projection of
 //! the last token. All buffers live in [`RunState`], allocated once per session.
 
-use pocket_kernels::vec::{axpy_f16, dot_f16, exp_sub, silu_mul};
+use pocket_kernels::attn::GroupAttention;
+use pocket_kernels::vec::silu_mul;
 use pocket_kernels::{ChunkCounter, MatmulJob, MatmulScratch, ThreadPool, matmul, matmul_many};
 
 use super::Model;
@@ -35,7 +36,7 @@ pub(crate) struct RunState {
     up: Vec<f32>,
     /// cos/sin per position and rotated pair [batch x rope_dims]
     rope: Vec<f32>,
-    /// Attention scores, one row of `capacity` per thread.
+    /// Attention scores, `heads per KV group x capacity` per thread.
     scores: Vec<f32>,
     /// Logits of the last token of the last batch [vocab].
     pub logits: Vec<f32>,
@@ -59,7 +60,7 @@ impl RunState {
             gate: z(batch * cfg.ffn_dim),
             up: z(batch * cfg.ffn_dim),
             rope: z(batch * cfg.rope_dims),
-            scores: z(threads * capacity),
+            scores: z(threads * capacity * (cfg.n_heads / cfg.n_kv_heads)),
             logits: z(cfg.vocab_size),
             scratch,
         }
@@ -135,7 +136,7 @@ pub(crate) fn forward(
             pos,
             &mut st.att[..n * qd],
             &mut st.scores,
-        );
+        )?;
         matmul(
             pool,
             &m.weights(&l.wo)?,
@@ -269,9 +270,9 @@ fn apply_rope(c: &ModelConfig, table: &[f32], x: &mut [f32], n: usize) {
     }
 }
 
-/// Causal attention of `n` query rows at positions `pos..pos + n` over the cache, each
-/// query head reading its KV group's keys and values. Work items are (token, head) pairs
-/// shared out over the pool; each thread scores into its own row of `scores`.
+/// Causal attention of `n` query rows at positions `pos..pos + n` over the cache. Work items
+/// are (token, KV group) pairs shared out over the pool: the query heads of a group are scored
+/// together ([`GroupAttention`]), each thread into its own rows of `scores`.
 #[allow(clippy::too_many_arguments)]
 fn attention(
     c: &ModelConfig,
@@ -283,44 +284,51 @@ fn attention(
     pos: usize,
     out: &mut [f32],
     scores: &mut [f32],
-) {
-    let (hd, nh, qd) = (c.head_dim, c.n_heads, c.q_dim());
-    let group = c.n_heads / c.n_kv_heads;
+) -> Result<(), LlmError> {
+    let (hd, qd, nkv) = (c.head_dim, c.q_dim(), c.n_kv_heads);
+    let group = c.n_heads / nkv;
     let cap = kv.capacity();
+    let per_thread = group * cap;
     let scale = 1.0 / (hd as f32).sqrt();
-    let counter = ChunkCounter::new(n * nh, 1);
+    let counter = ChunkCounter::new(n * nkv, 1);
     let out_ptr = SyncPtr(out.as_mut_ptr());
     let scores_ptr = SyncPtr(scores.as_mut_ptr());
-    let threads = pool.threads();
-    debug_assert!(scores.len() >= threads * cap);
+    debug_assert!(scores.len() >= pool.threads() * per_thread);
+    let failed = std::sync::atomic::AtomicBool::new(false);
     pool.run(|tid| {
         let (out_ptr, scores_ptr) = (out_ptr.get(), scores_ptr.get());
-        // SAFETY: each thread owns row `tid` of the scores buffer.
-        let sc = unsafe { std::slice::from_raw_parts_mut(scores_ptr.add(tid * cap), cap) };
+        // SAFETY: each thread owns its `per_thread` slice of the scores buffer.
+        let sc =
+            unsafe { std::slice::from_raw_parts_mut(scores_ptr.add(tid * per_thread), per_thread) };
         while let Some(items) = counter.next() {
             for item in items {
-                let (t, h) = (item / nh, item % nh);
-                let g = h / group;
-                let len = pos + t + 1;
-                let qv = &q[t * qd + h * hd..][..hd];
-                let (keys, values) = (kv.keys(layer, g), kv.values(layer, g));
-                // SAFETY: (t, h) items are disjoint, so are their output slices.
-                let o = unsafe { std::slice::from_raw_parts_mut(out_ptr.add(t * qd + h * hd), hd) };
-                let mut max = f32::NEG_INFINITY;
-                for p in 0..len {
-                    let s = dot_f16(&keys[p * hd..(p + 1) * hd], qv) * scale;
-                    sc[p] = s;
-                    max = max.max(s);
-                }
-                let sum = exp_sub(&mut sc[..len], max);
-                let inv = 1.0 / sum;
-                o.fill(0.0);
-                for p in 0..len {
-                    axpy_f16(o, sc[p] * inv, &values[p * hd..(p + 1) * hd]);
+                let (t, g) = (item / nkv, item % nkv);
+                let a = GroupAttention {
+                    q: &q[t * qd + g * group * hd..][..group * hd],
+                    heads: group,
+                    head_dim: hd,
+                    keys_t: kv.keys_t(layer, g),
+                    stride: cap,
+                    values: kv.values(layer, g),
+                    len: pos + t + 1,
+                    scale,
+                };
+                // SAFETY: (t, g) items are disjoint, so are their output slices.
+                let o = unsafe {
+                    std::slice::from_raw_parts_mut(out_ptr.add(t * qd + g * group * hd), group * hd)
+                };
+                if a.run(sc, o).is_err() {
+                    failed.store(true, std::sync::atomic::Ordering::Relaxed);
                 }
             }
         }
     });
+    if failed.into_inner() {
+        return Err(LlmError::InvalidSession {
+            reason: "attention buffers do not match the model".into(),
+        });
+    }
+    Ok(())
 }
 
 /// A raw pointer shared with pool threads that write disjoint parts of its buffer.

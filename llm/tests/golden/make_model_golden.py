@@ -52,6 +52,8 @@ MODELS = {
             chat("What is the capital of France, and what is it famous for?"),
             chat("Describe a sunset over the ocean."),
             chat("How do I make a cup of tea?"),
+            chat("Count from 1 to 30, separated by commas."),
+            chat("Write the English alphabet in capital letters, separated by spaces."),
         ],
     ),
     "qwen25": (
@@ -64,6 +66,8 @@ MODELS = {
             chat("What does the git rebase command do?"),
             chat("Write a SQL query that counts the rows of a table named users."),
             chat("Explain recursion to a beginner."),
+            chat("Count from 1 to 30, separated by commas."),
+            chat("Write a Python list of the numbers from 1 to 25."),
         ],
     ),
 }

@@ -29,6 +29,7 @@ impl Brain {
     pub(crate) fn run(mut self, inbox: Mailbox<BrainCtl, Think>) {
         // The turn whose reply is last in the history.
         let mut last = None;
+        self.prepare();
         while let Some(mail) = inbox.recv() {
             match mail {
                 Mail::Control(BrainCtl::Truncate { turn, heard }) => {
@@ -46,6 +47,16 @@ impl Brain {
                     }
                 }
             }
+            self.prepare();
+        }
+    }
+
+    /// Lets the chat do its idle-time work (prefill of the prompt so far) while no turn waits.
+    fn prepare(&mut self) {
+        if let Err(e) = self.chat.prepare() {
+            self.report.send(Report::Error {
+                message: format!("language model failed: {e}"),
+            });
         }
     }
 

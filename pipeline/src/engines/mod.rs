@@ -51,6 +51,11 @@ pub enum ReplyEnd {
 
 /// A chat session: history plus a model that streams its reply.
 pub trait ChatEngine: Send {
+    /// Idle-time work that makes the next reply start sooner (e.g. running the system prompt
+    /// and history through the model). Called when the chat has nothing else to do.
+    fn prepare(&mut self) -> EngineResult<()> {
+        Ok(())
+    }
     /// Adds the user's words and streams the reply's speakable text to `on_piece`; the
     /// reply is kept in the history. Checks `cancel` between tokens.
     fn reply(

@@ -71,11 +71,12 @@ pub fn run_with(store: &Store, args: &ConverseArgs) -> Result<Report> {
         .collect::<Result<Vec<_>>>()?;
     let opts = EngineOptions {
         threads: args.threads,
-        partials: pace == Pace::Realtime,
+        realtime: pace == Pace::Realtime,
+        ..EngineOptions::default()
     };
     let loaded = load_default(store, &opts)?;
-    if let Some(why) = &loaded.voice_fallback {
-        eprintln!("note: using the fallback voice ({why})");
+    for w in &loaded.warnings {
+        eprintln!("note: {w}");
     }
     let config = PipelineConfig {
         output_rate: loaded.voice_rate,

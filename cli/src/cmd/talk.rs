@@ -27,11 +27,11 @@ pub fn run(args: TalkArgs) -> Result<()> {
         &store,
         &EngineOptions {
             threads: args.threads,
-            partials: true,
+            ..EngineOptions::default()
         },
     )?;
-    if let Some(why) = &loaded.voice_fallback {
-        eprintln!("note: using the fallback voice ({why})");
+    for w in &loaded.warnings {
+        eprintln!("note: {w}");
     }
     let config = PipelineConfig {
         output_rate: default_output_rate()?,

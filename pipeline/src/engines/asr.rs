@@ -1,26 +1,39 @@
-//! Adapters over `pocket-asr`: its earshot-based `Vad` as the speech detector, and a Whisper
-//! `AsrStream` as the transcriber (the pipeline's endpointer decides where utterances end).
+//! Adapters over `pocket-asr`: its `Vad` (Silero, or the built-in earshot) as the speech
+//! detector, and a Whisper `AsrStream` as the transcriber (the pipeline's endpointer decides
+//! where utterances end; the stream decodes partials and, during the end-of-speech silence,
+//! the final).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::{EngineError, EngineResult, SpeechDetector, Transcriber};
 
-/// `pocket_asr::Vad` (16 ms frames).
-pub struct VadDetector(pocket_asr::Vad);
+/// `pocket_asr::Vad`: one probability per network window (16 ms earshot, 32 ms Silero).
+pub struct VadDetector(pub pocket_asr::Vad);
 
 impl Default for VadDetector {
+    /// The built-in earshot network (no model file needed).
     fn default() -> Self {
         Self(pocket_asr::Vad::new())
     }
 }
 
+impl VadDetector {
+    /// Silero from its weights file (`silero_vad_16k.safetensors`).
+    pub fn silero(weights: &Path) -> EngineResult<Self> {
+        pocket_asr::Vad::silero(weights)
+            .map(Self)
+            .map_err(EngineError::new)
+    }
+}
+
 impl SpeechDetector for VadDetector {
     fn frame_len(&self) -> usize {
-        pocket_asr::vad::FRAME
+        self.0.window()
     }
 
     fn speech_probability(&mut self, frame: &[f32]) -> f32 {
+        // A whole window gives one probability (reported for each of its 16 ms frames).
         let mut p = 0.0;
         self.0.accept(frame, |_, prob| p = prob);
         p
@@ -37,21 +50,37 @@ pub struct WhisperTranscriber {
 }
 
 impl WhisperTranscriber {
-    /// Loads the model in `dir` (a CTranslate2 Whisper folder). The stream's own endpointer is
-    /// set never to end an utterance before the pipeline's does. Without `partials` no partial
-    /// transcripts are decoded (for runs faster than real time, where they cost only time).
-    pub fn load(dir: &Path, threads: usize, partials: bool) -> EngineResult<Self> {
+    /// Loads the model in `dir` (a CTranslate2 Whisper folder) with the earshot VAD; see
+    /// [`WhisperTranscriber::recognizer`].
+    pub fn load(dir: &Path, threads: usize, realtime: bool) -> EngineResult<Self> {
+        Ok(Self::new(&Self::recognizer(dir, threads, realtime, None)?))
+    }
+
+    /// Loads a recognizer configured for the pipeline: its streams never end an utterance
+    /// before the pipeline's endpointer does, and use the VAD in `vad_model` (Silero weights;
+    /// `None`: earshot) — give the pipeline's detector the same one (`rec.new_vad()`), so both
+    /// agree on where speech ended. With `realtime` (audio arrives at the pace it was spoken)
+    /// streams decode partial transcripts while the user speaks and the final one during the
+    /// end-of-speech silence; without it (faster-than-real-time input) they only decode the
+    /// final, once, after the endpoint: earlier decodes would find the audio already moved on.
+    pub fn recognizer(
+        dir: &Path,
+        threads: usize,
+        realtime: bool,
+        vad_model: Option<PathBuf>,
+    ) -> EngineResult<Arc<pocket_asr::Recognizer>> {
         let mut cfg = pocket_asr::RecognizerConfig {
             threads: threads.max(1),
+            vad_model,
             ..Default::default()
         };
-        if !partials {
+        if !realtime {
             cfg.partial_interval_ms = 3_600_000;
+            cfg.speculative_final = false;
         }
         cfg.endpoint.end_silence_ms = 10_000;
         cfg.endpoint.max_utterance_ms = 30_000;
-        let rec = pocket_asr::Recognizer::load(dir, cfg).map_err(EngineError::new)?;
-        Ok(Self::new(&rec))
+        pocket_asr::Recognizer::load(dir, cfg).map_err(EngineError::new)
     }
 
     pub fn new(rec: &Arc<pocket_asr::Recognizer>) -> Self {

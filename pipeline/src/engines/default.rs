@@ -1,68 +1,138 @@
-//! The default engine set, located through the asset store: earshot VAD, Whisper tiny.en,
-//! SmolLM2-135M-Instruct, the Piper joe voice (or the built-in fallback voice) and the TTS
-//! crate's segmenter.
+//! The one entry point that loads a complete engine set through the asset store, for the CLI
+//! and the app alike: Silero VAD (earshot if its file is missing), Whisper tiny.en, a chat
+//! model (SmolLM2-135M-Instruct by default) with the voice policy, the Piper joe voice (or
+//! the built-in fallback voice) and the TTS crate's segmenter.
 
 use pocket_assets::{Store, ids};
 
 use super::Engines;
 use super::asr::{VadDetector, WhisperTranscriber};
-use super::llm::LlmChat;
+use super::llm::{LlmChat, VoiceChatConfig};
 use super::tts::{ReplySegmenter, VoiceSpeaker};
 use crate::PipelineError;
+
+/// The chat models `load_default` knows: asset id and GGUF file name.
+pub const LANGUAGE_MODELS: [(&str, &str); 2] = [
+    (ids::SMOLLM2, ids::SMOLLM2_FILE),
+    (ids::QWEN25_CODER, ids::QWEN25_CODER_FILE),
+];
+
+/// The Silero VAD weights in the `silero-vad` asset.
+const SILERO_VAD_FILE: &str = "silero_vad_16k.safetensors";
 
 /// How the default engines are loaded.
 #[derive(Debug, Clone)]
 pub struct EngineOptions {
-    /// Compute threads for each engine.
+    /// Compute threads of each engine (they mostly take turns: recognition while the user
+    /// speaks, then the reply's generation and synthesis).
     pub threads: usize,
-    /// Decode partial transcripts while the user speaks (off for faster-than-real-time runs).
-    pub partials: bool,
+    /// Audio arrives in real time (a microphone, a paced file): decode partial transcripts
+    /// while the user speaks and the final one during the end-of-speech silence. Off for
+    /// faster-than-real-time runs, where those decodes would only add work: the final is then
+    /// decoded once, after the endpoint.
+    pub realtime: bool,
+    /// The chat model's asset id (one of [`LANGUAGE_MODELS`]).
+    pub model: String,
+    /// Speak with the built-in voice even if Piper is installed.
+    pub fallback_voice: bool,
+    /// The chat's system prompt, sampler and reply limits (its `threads` is set from
+    /// `threads`).
+    pub chat: VoiceChatConfig,
 }
 
 impl Default for EngineOptions {
     fn default() -> Self {
         Self {
             threads: 2,
-            partials: true,
+            realtime: true,
+            model: ids::SMOLLM2.to_string(),
+            fallback_voice: false,
+            chat: VoiceChatConfig::default(),
         }
     }
 }
 
-/// The loaded engines and what the caller needs to know about them.
+/// The loaded engines and what they turned out to be.
 pub struct LoadedEngines {
     pub engines: Engines,
     /// The voice's sample rate (a good output rate for file sinks).
     pub voice_rate: u32,
-    /// Why the Piper voice could not be used, if the fallback voice speaks.
-    pub voice_fallback: Option<String>,
+    /// The voice's name (the built-in one's if Piper could not load).
+    pub voice: String,
+    /// The chat model's asset id.
+    pub model: String,
+    /// Which speech detector runs: "silero" or "earshot".
+    pub vad: &'static str,
+    /// What fell back and why (no Silero weights, no Piper voice), for the user to see.
+    pub warnings: Vec<String>,
 }
 
-/// Loads the default engines; a missing model names the command that fetches it.
+/// Loads the engines `opts` asks for; a missing model names the command that fetches it.
 pub fn load_default(store: &Store, opts: &EngineOptions) -> Result<LoadedEngines, PipelineError> {
     let missing = |e: pocket_assets::AssetError| PipelineError::Engine(e.to_string());
-    let whisper = store.require(ids::WHISPER_TINY_EN).map_err(missing)?;
-    let gguf = store
-        .require_file(ids::SMOLLM2, ids::SMOLLM2_FILE)
-        .map_err(missing)?;
     let engine = |what: &str, e: super::EngineError| PipelineError::Engine(format!("{what}: {e}"));
-    let transcriber = WhisperTranscriber::load(&whisper, opts.threads, opts.partials)
-        .map_err(|e| engine("speech recognition", e))?;
-    let chat = LlmChat::load(&gguf, opts.threads).map_err(|e| engine("language model", e))?;
-    let piper = pocket_tts::PiperOptions {
-        intra_threads: opts.threads.max(1),
-        ..Default::default()
+    let threads = opts.threads.max(1);
+    let mut warnings = Vec::new();
+
+    let whisper = store.require(ids::WHISPER_TINY_EN).map_err(missing)?;
+    let vad_model = match store.require_file(ids::SILERO_VAD, SILERO_VAD_FILE) {
+        Ok(p) => Some(p),
+        Err(e) => {
+            warnings.push(format!("speech detection falls back to earshot: {e}"));
+            None
+        }
     };
-    let chosen = pocket_tts::choose_default_voice(store, &piper);
-    let voice_rate = chosen.voice.sample_rate();
+    let rec = WhisperTranscriber::recognizer(&whisper, threads, opts.realtime, vad_model)
+        .map_err(|e| engine("speech recognition", e))?;
+    // The pipeline's detector is the same network the recognizer's stream uses, so both agree
+    // on where speech ends (the stream's final decoded in the silence is then the one used).
+    let detector = VadDetector(rec.new_vad());
+    let vad = if rec.config().vad_model.is_some() {
+        "silero"
+    } else {
+        "earshot"
+    };
+
+    let file = LANGUAGE_MODELS
+        .iter()
+        .find(|(id, _)| *id == opts.model)
+        .map(|(_, f)| *f)
+        .ok_or_else(|| PipelineError::Engine(format!("unknown language model {:?}", opts.model)))?;
+    let gguf = store.require_file(&opts.model, file).map_err(missing)?;
+    let chat = LlmChat::load_with(
+        &gguf,
+        VoiceChatConfig {
+            threads,
+            ..opts.chat.clone()
+        },
+    )
+    .map_err(|e| engine("language model", e))?;
+
+    let voice: Box<dyn pocket_tts::Voice> = if opts.fallback_voice {
+        Box::new(pocket_tts::FallbackVoice::new())
+    } else {
+        let piper = pocket_tts::PiperOptions {
+            intra_threads: threads,
+            ..Default::default()
+        };
+        let chosen = pocket_tts::choose_default_voice(store, &piper);
+        if let Some(why) = chosen.fallback_reason {
+            warnings.push(format!("speaking with the built-in voice: {why}"));
+        }
+        chosen.voice
+    };
     Ok(LoadedEngines {
+        voice_rate: voice.sample_rate(),
+        voice: voice.name().to_string(),
+        model: opts.model.clone(),
+        vad,
+        warnings,
         engines: Engines {
-            detector: Box::new(VadDetector::default()),
-            transcriber: Box::new(transcriber),
+            detector: Box::new(detector),
+            transcriber: Box::new(WhisperTranscriber::new(&rec)),
             chat: Box::new(chat),
             segmenter: Box::new(ReplySegmenter::default()),
-            speaker: Box::new(VoiceSpeaker(chosen.voice)),
+            speaker: Box::new(VoiceSpeaker(voice)),
         },
-        voice_rate,
-        voice_fallback: chosen.fallback_reason.map(|e| e.to_string()),
     })
 }

@@ -27,15 +27,13 @@ fn spoken_questions_get_spoken_answers_on_the_default_models() {
         &store,
         &EngineOptions {
             threads: 2,
-            partials: false,
+            realtime: false,
+            ..EngineOptions::default()
         },
     )
     .expect("default engines load");
-    assert!(
-        loaded.voice_fallback.is_none(),
-        "{:?}",
-        loaded.voice_fallback
-    );
+    assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+    assert_eq!(loaded.vad, "silero");
     let rate = loaded.voice_rate;
     let config = PipelineConfig {
         output_rate: rate,

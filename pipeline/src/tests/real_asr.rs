@@ -1,5 +1,5 @@
 //! The capture side with the real engines: jfk.wav played as the microphone through the
-//! pipeline's VAD (earshot) and endpointer into Whisper tiny.en gives the right transcript.
+//! pipeline's VAD (Silero) and endpointer into Whisper tiny.en gives the right transcript.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -24,9 +24,13 @@ fn jfk_through_the_ears_gives_the_transcript() {
         .require_file(pocket_assets::ids::JFK, "jfk.wav")
         .expect("jfk.wav");
     let clip = crate::audio::wav::read_mono(&jfk, 16_000).expect("reads");
+    let silero = store
+        .require_file(pocket_assets::ids::SILERO_VAD, "silero_vad_16k.safetensors")
+        .expect("silero weights");
+    let rec = WhisperTranscriber::recognizer(&model, 2, false, Some(silero)).expect("model loads");
     let engines = Engines {
-        detector: Box::new(VadDetector::default()),
-        transcriber: Box::new(WhisperTranscriber::load(&model, 2, false).expect("model loads")),
+        detector: Box::new(VadDetector(rec.new_vad())),
+        transcriber: Box::new(WhisperTranscriber::new(&rec)),
         chat: Box::new(MockChat {
             replies: vec![vec!["Thank you."]].into(),
             piece_delay: Duration::ZERO,

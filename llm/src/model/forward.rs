@@ -91,9 +91,11 @@ pub(crate) fn forward(
         m.embed(tok, &mut st.x[t * d..(t + 1) * d])?;
     }
     rope_table(c, pos, n, &mut st.rope);
+    let eps = c.rms_eps;
+    let first_norm = m.layers.first().map_or(&m.output_norm, |l| &l.attn_norm);
+    rms_norm_rows(&st.x[..n * d], first_norm, eps, &mut st.xn[..n * d]);
     for (li, l) in m.layers.iter().enumerate() {
-        // Attention block.
-        rms_norm_rows(&st.x[..n * d], &l.attn_norm, c.rms_eps, &mut st.xn[..n * d]);
+        // Attention block (`xn` holds the normalized input).
         matmul_many(
             pool,
             &mut [
@@ -114,17 +116,30 @@ pub(crate) fn forward(
             n,
             &mut st.scratch,
         )?;
-        add_bias(&mut st.q[..n * qd], l.bq.as_deref());
-        add_bias(&mut st.k[..n * kvd], l.bk.as_deref());
-        add_bias(&mut st.v[..n * kvd], l.bv.as_deref());
-        if let Some(w) = &l.q_norm {
-            rms_norm_rows_inplace(&mut st.q[..n * qd], w, c.rms_eps);
+        {
+            let (q, k, v) = (
+                RowsMut::new(&mut st.q, qd),
+                RowsMut::new(&mut st.k, kvd),
+                RowsMut::new(&mut st.v, kvd),
+            );
+            let rope = &st.rope;
+            per_row(pool, n, &|t| {
+                // SAFETY: `per_row` hands each row index to exactly one call.
+                let (q, k, v) = unsafe { (q.row(t), k.row(t), v.row(t)) };
+                add_bias(q, l.bq.as_deref());
+                add_bias(k, l.bk.as_deref());
+                add_bias(v, l.bv.as_deref());
+                if let Some(w) = &l.q_norm {
+                    rms_norm_rows_inplace(q, w, eps);
+                }
+                if let Some(w) = &l.k_norm {
+                    rms_norm_rows_inplace(k, w, eps);
+                }
+                let angles = &rope[t * c.rope_dims..(t + 1) * c.rope_dims];
+                apply_rope(c, angles, q);
+                apply_rope(c, angles, k);
+            });
         }
-        if let Some(w) = &l.k_norm {
-            rms_norm_rows_inplace(&mut st.k[..n * kvd], w, c.rms_eps);
-        }
-        apply_rope(c, &st.rope, &mut st.q[..n * qd], n);
-        apply_rope(c, &st.rope, &mut st.k[..n * kvd], n);
         kv.write(li, pos, n, &st.k[..n * kvd], &st.v[..n * kvd]);
         attention(
             c,
@@ -145,9 +160,8 @@ pub(crate) fn forward(
             &mut st.tmp[..n * d],
             &mut st.scratch,
         )?;
-        add_into(&mut st.x[..n * d], &st.tmp[..n * d]);
+        residual_norm(pool, &mut st.x, &st.tmp, &mut st.xn, n, d, &l.ffn_norm, eps);
         // Feed-forward block.
-        rms_norm_rows(&st.x[..n * d], &l.ffn_norm, c.rms_eps, &mut st.xn[..n * d]);
         matmul_many(
             pool,
             &mut [
@@ -164,7 +178,13 @@ pub(crate) fn forward(
             n,
             &mut st.scratch,
         )?;
-        silu_mul(&mut st.gate[..n * f], &st.up[..n * f]);
+        {
+            let (gate, up) = (RowsMut::new(&mut st.gate, f), &st.up);
+            per_row(pool, n, &|t| {
+                // SAFETY: `per_row` hands each row index to exactly one call.
+                silu_mul(unsafe { gate.row(t) }, &up[t * f..(t + 1) * f]);
+            });
+        }
         matmul(
             pool,
             &m.weights(&l.w_down)?,
@@ -173,21 +193,96 @@ pub(crate) fn forward(
             &mut st.tmp[..n * d],
             &mut st.scratch,
         )?;
-        add_into(&mut st.x[..n * d], &st.tmp[..n * d]);
+        let next_norm = m
+            .layers
+            .get(li + 1)
+            .map_or(&m.output_norm, |l| &l.attn_norm);
+        residual_norm(pool, &mut st.x, &st.tmp, &mut st.xn, n, d, next_norm, eps);
     }
     if logits {
-        let last = &st.x[(n - 1) * d..n * d];
-        rms_norm_rows(last, &m.output_norm, c.rms_eps, &mut st.xn[..d]);
+        // `xn` holds the output-normalized rows.
+        let last = &st.xn[(n - 1) * d..n * d];
         matmul(
             pool,
             &m.weights(&m.output)?,
-            &st.xn[..d],
+            last,
             1,
             &mut st.logits,
             &mut st.scratch,
         )?;
     }
     Ok(())
+}
+
+/// Batches at least this large run their row-wise steps on the pool.
+const PAR_ROWS: usize = 8;
+
+/// Calls `f(t)` once for every row `t` in `0..n`: inline for small batches, else spread over
+/// the pool.
+fn per_row(pool: &ThreadPool, n: usize, f: &(dyn Fn(usize) + Sync)) {
+    if n < PAR_ROWS || pool.threads() == 1 {
+        (0..n).for_each(f);
+        return;
+    }
+    let counter = ChunkCounter::new(n, 4);
+    pool.run(|_| {
+        while let Some(r) = counter.next() {
+            r.for_each(f);
+        }
+    });
+}
+
+/// `x += y; xn = rmsnorm(x) * w`, row by row.
+#[allow(clippy::too_many_arguments)]
+fn residual_norm(
+    pool: &ThreadPool,
+    x: &mut [f32],
+    y: &[f32],
+    xn: &mut [f32],
+    n: usize,
+    d: usize,
+    w: &[f32],
+    eps: f32,
+) {
+    let (xr, xnr) = (RowsMut::new(x, d), RowsMut::new(xn, d));
+    per_row(pool, n, &|t| {
+        // SAFETY: `per_row` hands each row index to exactly one call.
+        let (x, xn) = unsafe { (xr.row(t), xnr.row(t)) };
+        add_into(x, &y[t * d..(t + 1) * d]);
+        rms_norm_rows(x, w, eps, xn);
+    });
+}
+
+/// Rows of a buffer handed to pool threads, one row per call.
+struct RowsMut {
+    ptr: *mut f32,
+    row: usize,
+    rows: usize,
+}
+
+// SAFETY: rows are only reached through `row`, whose callers guarantee disjoint indices.
+unsafe impl Sync for RowsMut {}
+
+impl RowsMut {
+    fn new(buf: &mut [f32], row: usize) -> RowsMut {
+        RowsMut {
+            ptr: buf.as_mut_ptr(),
+            row,
+            rows: buf.len() / row.max(1),
+        }
+    }
+
+    /// Row `t`.
+    ///
+    /// # Safety
+    /// No other live reference to row `t` may exist (each index used by one caller at a time),
+    /// and the buffer must outlive the returned slice.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn row(&self, t: usize) -> &mut [f32] {
+        assert!(t < self.rows, "row {t} of {}", self.rows);
+        // SAFETY: in bounds (checked above); exclusivity guaranteed by the caller.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(t * self.row), self.row) }
+    }
 }
 
 /// `out = x / sqrt(mean(x²) + eps) * w` for each row of `w.len()` values (sum in f64, as
@@ -249,23 +344,19 @@ fn rope_table(c: &ModelConfig, pos: usize, n: usize, out: &mut [f32]) {
     }
 }
 
-/// Rotates every head of `x` (`n` rows of whole heads) by its token's angles.
-fn apply_rope(c: &ModelConfig, table: &[f32], x: &mut [f32], n: usize) {
-    let (hd, pairs) = (c.head_dim, c.rope_dims / 2);
-    let row_len = x.len() / n;
-    for t in 0..n {
-        let cs = &table[t * 2 * pairs..(t + 1) * 2 * pairs];
-        for head in x[t * row_len..(t + 1) * row_len].chunks_exact_mut(hd) {
-            for i in 0..pairs {
-                let (j0, j1) = match c.rope_style {
-                    RopeStyle::Adjacent => (2 * i, 2 * i + 1),
-                    RopeStyle::Neox => (i, i + pairs),
-                };
-                let (cos, sin) = (cs[2 * i], cs[2 * i + 1]);
-                let (a, b) = (head[j0], head[j1]);
-                head[j0] = a * cos - b * sin;
-                head[j1] = a * sin + b * cos;
-            }
+/// Rotates every head of one token's row `x` by that token's angles (`cos, sin` per pair).
+fn apply_rope(c: &ModelConfig, angles: &[f32], x: &mut [f32]) {
+    let pairs = c.rope_dims / 2;
+    for head in x.chunks_exact_mut(c.head_dim) {
+        for i in 0..pairs {
+            let (j0, j1) = match c.rope_style {
+                RopeStyle::Adjacent => (2 * i, 2 * i + 1),
+                RopeStyle::Neox => (i, i + pairs),
+            };
+            let (cos, sin) = (angles[2 * i], angles[2 * i + 1]);
+            let (a, b) = (head[j0], head[j1]);
+            head[j0] = a * cos - b * sin;
+            head[j1] = a * sin + b * cos;
         }
     }
 }

@@ -377,10 +377,11 @@ impl PipelineHandle {
     /// The latency report of the turns so far.
     pub fn report(&self) -> LatencyReport {
         let out = self.lock();
+        let paced = !self.playback.unpaced.load(Ordering::Acquire);
         LatencyReport::new(
             out.records.clone(),
             &out.barge_in_stops,
-            self.playback.underruns.load(Ordering::Relaxed),
+            paced.then(|| self.playback.underruns.load(Ordering::Relaxed)),
         )
     }
 

@@ -125,12 +125,13 @@ pub struct Report {
     pub stages_ms: Vec<(String, Option<Percentiles>)>,
     /// Barge-in stop times: user onset detected → output silent.
     pub barge_in_stop_ms: Option<Percentiles>,
-    /// Output underruns (callbacks that found no audio while a reply was playing).
-    pub underruns: u64,
+    /// Output underruns (callbacks that found no audio while a reply was playing); `None` when
+    /// the output was not paced in real time (then they mean nothing).
+    pub underruns: Option<u64>,
 }
 
 impl Report {
-    pub fn new(turns: Vec<TurnRecord>, barge_in_stops: &[f64], underruns: u64) -> Self {
+    pub fn new(turns: Vec<TurnRecord>, barge_in_stops: &[f64], underruns: Option<u64>) -> Self {
         let collect = |f: &dyn Fn(&TurnRecord) -> Option<f64>| -> Vec<f64> {
             turns.iter().filter_map(f).collect()
         };

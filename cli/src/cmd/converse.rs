@@ -185,5 +185,7 @@ pub fn print_summary(r: &Report) {
     if r.barge_in_stop_ms.is_some() {
         p("barge-in stop", &r.barge_in_stop_ms);
     }
-    println!("output underruns: {}", r.underruns);
+    if let Some(n) = r.underruns {
+        println!("output underruns: {n}");
+    }
 }

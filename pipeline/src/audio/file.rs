@@ -37,6 +37,10 @@ impl FileSink {
     pub fn spawn(mut reader: PlaybackReader, rate: u32, pace: Pace) -> Result<Self, PipelineError> {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
+        reader
+            .state()
+            .unpaced
+            .store(pace == Pace::Fast, Ordering::Release);
         let thread = std::thread::Builder::new()
             .name("pocket-file-sink".into())
             .spawn(move || {

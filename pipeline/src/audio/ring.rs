@@ -8,7 +8,7 @@
 use ringbuf::traits::{Consumer, Observer, Producer, Split};
 use ringbuf::{HeapCons, HeapProd, HeapRb};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::clock::Clock;
 
@@ -51,8 +51,12 @@ pub struct PlaybackState {
     pub stopped_turn: AtomicU64,
     pub stopped_samples: AtomicU64,
     pub stopped_at_us: AtomicU64,
-    /// Output callbacks that found the ring empty while a reply was playing.
+    /// Output callbacks that found the ring empty while a reply was playing (real-time
+    /// outputs only).
     pub underruns: AtomicU64,
+    /// Set by an output that is not paced in real time (a fast file sink): an empty ring is
+    /// then no glitch anyone hears, so underruns are not counted.
+    pub unpaced: AtomicBool,
     /// Samples output in total (silence included).
     pub total_samples: AtomicU64,
 }
@@ -223,7 +227,7 @@ impl PlaybackReader {
 
     fn finish_fill(&mut self, out: &[f32], audio: usize, underrun: bool) -> usize {
         let st = &*self.state;
-        if underrun {
+        if underrun && !st.unpaced.load(Ordering::Relaxed) {
             st.underruns.fetch_add(1, Ordering::Relaxed);
         }
         st.total_samples

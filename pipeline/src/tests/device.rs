@@ -143,7 +143,7 @@ fn device_loop_on_the_default_devices() {
         !seen.iter().any(|e| matches!(e, Event::DeviceLost { .. })),
         "{seen:?}"
     );
-    println!("underruns: {}", report.underruns);
+    println!("underruns: {:?}", report.underruns);
     handle.shutdown();
     drop(device);
     pipeline.shutdown();

@@ -98,7 +98,7 @@ fn normal_turn() {
         "{:?}",
         h.asr_samples()
     );
-    assert_eq!(report.underruns, 0);
+    assert_eq!(report.underruns, Some(0));
 }
 
 #[test]

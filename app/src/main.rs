@@ -1,31 +1,26 @@
-//! `pocket-app`: until the Tauri UI lands (issue 7), reports whether the default models are ready.
+//! `pocket-app`: the Pocket Voice desktop app (`--help` for the file-input and test options).
 
-fn main() -> std::process::ExitCode {
-    let store = match pocket_assets::Store::open_default() {
-        Ok(s) => s,
+#![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let launch = match pocket_app::Launch::parse(std::env::args().skip(1)) {
+        Ok(l) => l,
         Err(e) => {
-            eprintln!("error: {e}");
-            return std::process::ExitCode::FAILURE;
+            eprintln!("pocket-app: {e}");
+            return ExitCode::from(2);
         }
     };
-    match pocket_app::missing_default_assets(&store) {
-        Ok(missing) if missing.is_empty() => {
-            println!(
-                "All default models are installed under {}.",
-                store.root().display()
-            );
-            std::process::ExitCode::SUCCESS
-        }
-        Ok(missing) => {
-            for m in &missing {
-                eprintln!("missing model {}: {}", m.id, m.detail);
-            }
-            eprintln!("Install them with: {}", pocket_app::FETCH_HINT);
-            std::process::ExitCode::FAILURE
-        }
+    if launch.help {
+        println!("{}", pocket_app::USAGE);
+        return ExitCode::SUCCESS;
+    }
+    match pocket_app::run_with(launch) {
+        Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
-            std::process::ExitCode::FAILURE
+            eprintln!("pocket-app: {e}");
+            ExitCode::FAILURE
         }
     }
 }

@@ -1,0 +1,259 @@
+//! User settings that persist across runs: language model, voice, end-of-speech silence,
+//! barge-in sensitivity and talk mode, stored as JSON in the app's config folder.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use pocket_assets::ids;
+use pocket_pipeline::EndpointConfig;
+use serde::{Deserialize, Serialize};
+
+use crate::error::AppError;
+
+/// File name inside the app config folder.
+pub const FILE_NAME: &str = "settings.json";
+
+/// The voice id of the built-in voice (no model file needed).
+pub const FALLBACK_VOICE: &str = "fallback";
+
+/// A selectable option, as the settings form lists it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Choice {
+    pub id: &'static str,
+    pub label: &'static str,
+}
+
+/// Language models the app can run (asset ids).
+pub const MODELS: &[Choice] = &[
+    Choice {
+        id: ids::SMOLLM2,
+        label: "SmolLM2 135M Instruct (default, fastest)",
+    },
+    Choice {
+        id: ids::QWEN25_CODER,
+        label: "Qwen2.5 Coder 0.5B Instruct (larger, extra set)",
+    },
+];
+
+/// Voices the app can speak with (asset ids, or the built-in voice).
+pub const VOICES: &[Choice] = &[
+    Choice {
+        id: ids::PIPER_JOE,
+        label: "Joe, US English (Piper)",
+    },
+    Choice {
+        id: FALLBACK_VOICE,
+        label: "Built-in voice (robotic, no model file)",
+    },
+];
+
+/// Allowed end-of-speech silence.
+pub const END_SILENCE_MS: (u32, u32) = (200, 2000);
+
+/// How the microphone opens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// Always listening; speaking over the assistant interrupts it.
+    HandsFree,
+    /// The microphone is open only while the talk button is held.
+    PushToTalk,
+}
+
+/// Everything the user can set.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub struct Settings {
+    /// Asset id of the language model.
+    pub model: String,
+    /// Asset id of the voice, or [`FALLBACK_VOICE`].
+    pub voice: String,
+    /// Silence after speech that ends the user's turn, in ms.
+    pub end_silence_ms: u32,
+    /// 0 (needs long speech to interrupt) ..= 100 (the shortest word interrupts).
+    pub barge_in_sensitivity: u8,
+    pub mode: Mode,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            model: ids::SMOLLM2.to_string(),
+            voice: ids::PIPER_JOE.to_string(),
+            end_silence_ms: 400,
+            barge_in_sensitivity: 60,
+            mode: Mode::HandsFree,
+        }
+    }
+}
+
+impl Settings {
+    /// Checks every field; the error names the field and the allowed values.
+    pub fn validate(&self) -> Result<(), AppError> {
+        let bad = |m: String| Err(AppError::Settings(m));
+        if !MODELS.iter().any(|c| c.id == self.model) {
+            return bad(format!("unknown model {:?}", self.model));
+        }
+        if !VOICES.iter().any(|c| c.id == self.voice) {
+            return bad(format!("unknown voice {:?}", self.voice));
+        }
+        let (lo, hi) = END_SILENCE_MS;
+        if !(lo..=hi).contains(&self.end_silence_ms) {
+            return bad(format!("end-of-speech silence must be {lo}..={hi} ms"));
+        }
+        if self.barge_in_sensitivity > 100 {
+            return bad("barge-in sensitivity must be 0..=100".into());
+        }
+        Ok(())
+    }
+
+    /// Speech needed before the user's voice counts (and interrupts a reply): 600 ms at
+    /// sensitivity 0 down to 120 ms at 100.
+    pub fn min_speech(&self) -> Duration {
+        let s = u64::from(self.barge_in_sensitivity.min(100));
+        Duration::from_millis(600 - s * 480 / 100)
+    }
+
+    /// The endpointer settings these choices mean.
+    pub fn endpoint(&self) -> EndpointConfig {
+        EndpointConfig {
+            end_silence: Duration::from_millis(u64::from(self.end_silence_ms)),
+            min_speech: self.min_speech(),
+            ..EndpointConfig::default()
+        }
+    }
+
+    /// Reads `path`; a missing file gives the defaults, an unreadable or invalid one gives the
+    /// defaults and a warning for the UI (the file is left alone until the next save).
+    pub fn load(path: &Path) -> (Self, Option<String>) {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (Self::default(), None),
+            Err(e) => {
+                return (
+                    Self::default(),
+                    Some(format!(
+                        "cannot read {}: {e}; using defaults",
+                        path.display()
+                    )),
+                );
+            }
+        };
+        let parsed = serde_json::from_str::<Settings>(&text)
+            .map_err(|e| e.to_string())
+            .and_then(|s| s.validate().map(|_| s).map_err(|e| e.to_string()));
+        match parsed {
+            Ok(s) => (s, None),
+            Err(e) => (
+                Self::default(),
+                Some(format!(
+                    "settings file {} is invalid ({e}); using defaults",
+                    path.display()
+                )),
+            ),
+        }
+    }
+
+    /// Validates and writes `path` atomically (temporary file, then rename).
+    pub fn save(&self, path: &Path) -> Result<(), AppError> {
+        self.validate()?;
+        let io =
+            |e: std::io::Error| AppError::Settings(format!("cannot save {}: {e}", path.display()));
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(io)?;
+        }
+        let text =
+            serde_json::to_string_pretty(self).map_err(|e| AppError::Settings(e.to_string()))?;
+        let tmp = tmp_path(path);
+        std::fs::write(&tmp, text + "\n").map_err(io)?;
+        std::fs::rename(&tmp, path).map_err(io)
+    }
+}
+
+fn tmp_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".tmp");
+    path.with_file_name(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn save_then_load_round_trips() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("nested").join(FILE_NAME);
+        let s = Settings {
+            voice: FALLBACK_VOICE.into(),
+            end_silence_ms: 700,
+            barge_in_sensitivity: 10,
+            mode: Mode::PushToTalk,
+            ..Settings::default()
+        };
+        s.save(&path).expect("save");
+        assert_eq!(Settings::load(&path), (s, None));
+        assert!(!tmp_path(&path).exists());
+    }
+
+    #[test]
+    fn missing_file_gives_defaults_silently_and_bad_files_warn() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join(FILE_NAME);
+        assert_eq!(Settings::load(&path), (Settings::default(), None));
+
+        std::fs::write(&path, "{ not json").expect("write");
+        let (s, warning) = Settings::load(&path);
+        assert_eq!(s, Settings::default());
+        assert!(warning.expect("warning").contains("invalid"));
+
+        std::fs::write(&path, r#"{"endSilenceMs": 5}"#).expect("write");
+        let (_, warning) = Settings::load(&path);
+        assert!(warning.expect("warning").contains("200..=2000"));
+
+        std::fs::write(&path, r#"{"colour": "red"}"#).expect("write");
+        assert!(
+            Settings::load(&path).1.is_some(),
+            "unknown fields are refused"
+        );
+    }
+
+    #[test]
+    fn validation_names_the_bad_field() {
+        let s = Settings {
+            model: "gpt-9".into(),
+            ..Settings::default()
+        };
+        assert!(
+            s.validate()
+                .expect_err("model")
+                .to_string()
+                .contains("gpt-9")
+        );
+        let s = Settings {
+            barge_in_sensitivity: 101,
+            ..Settings::default()
+        };
+        assert!(s.validate().is_err());
+        let dir = tempfile::tempdir().expect("tempdir");
+        assert!(
+            s.save(&dir.path().join(FILE_NAME)).is_err(),
+            "never saves bad values"
+        );
+    }
+
+    #[test]
+    fn sensitivity_maps_to_the_speech_needed_to_interrupt() {
+        let at = |v| {
+            Settings {
+                barge_in_sensitivity: v,
+                ..Settings::default()
+            }
+            .endpoint()
+        };
+        assert_eq!(at(0).min_speech, Duration::from_millis(600));
+        assert_eq!(at(100).min_speech, Duration::from_millis(120));
+        assert_eq!(at(50).min_speech, Duration::from_millis(360));
+        assert_eq!(at(50).end_silence, Duration::from_millis(400));
+    }
+}

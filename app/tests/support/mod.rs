@@ -1,0 +1,4 @@
+//! Helpers of the end-to-end tests.
+
+pub mod desktop;
+pub mod webdriver;

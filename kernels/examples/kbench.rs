@@ -1,5 +1,6 @@
 //! Micro-benchmark of the matmul kernels (not a test): GMAC/s for decode (n=1) and prefill
-//! (n=128) on a few weight shapes. `cargo run --release -p pocket-kernels --example kbench [threads]`
+//! (n=128) on a few weight shapes (or `KBENCH_SHAPE=ROWSxCOLS`).
+//! `cargo run --release -p pocket-kernels --example kbench [threads] [format]`
 
 use std::time::Instant;
 
@@ -12,14 +13,26 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let pool = ThreadPool::new(threads)?;
     let mut scratch = MatmulScratch::new();
     println!("isa {:?}, {threads} threads", scratch.isa());
-    for (dtype, rows, cols) in [
+    let mut shapes = vec![
         (DType::Q4_1, 1536, 576),
         (DType::Q4_1, 576, 1536),
         (DType::Q4_1, 2560, 896),
         (DType::Q8_0, 49152, 576),
         (DType::Q4_1, 65536, 896),
         (DType::F16, 1536, 384),
-    ] {
+    ];
+    // KBENCH_SHAPE=ROWSxCOLS adds one more shape in each format above.
+    if let Some((r, c)) = std::env::var("KBENCH_SHAPE")
+        .ok()
+        .and_then(|s| s.split_once('x').map(|(r, c)| (r.parse(), c.parse())))
+        .and_then(|(r, c)| Some((r.ok()?, c.ok()?)))
+    {
+        shapes = [DType::Q4_1, DType::Q8_0, DType::F16]
+            .into_iter()
+            .map(|d| (d, r, c))
+            .collect();
+    }
+    for (dtype, rows, cols) in shapes {
         if !filter.is_empty() && !dtype.name().contains(&filter) {
             continue;
         }
@@ -49,17 +62,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     .unwrap_or(3e10)
                     / (rows * cols * n) as f64) as usize)
                     .max(3);
-                let (t, c) = (Instant::now(), cpu_seconds());
+                // Best call: on a busy machine the other calls include time the threads were
+                // not running (KBENCH_CPU=1: mean CPU time per thread instead).
+                let c = cpu_seconds();
+                let mut best = f64::INFINITY;
                 for _ in 0..reps {
+                    let t = Instant::now();
                     matmul(&pool, &wv, &x, n, &mut out, &mut scratch)?;
+                    best = best.min(t.elapsed().as_secs_f64());
                 }
-                let wall = t.elapsed().as_secs_f64() / reps as f64;
                 let cpu = (cpu_seconds() - c) / reps as f64 / threads as f64;
-                // On a busy machine the wall clock includes time the threads were not running.
-                let dt = if std::env::var_os("KBENCH_WALL").is_some() {
-                    wall
-                } else {
+                let dt = if std::env::var_os("KBENCH_CPU").is_some() {
                     cpu.max(1e-9)
+                } else {
+                    best
                 };
                 let macs = (rows * cols * n) as f64;
                 println!(

@@ -45,4 +45,4 @@ pub use dtype::{ActKind, DType};
 pub use error::KernelError;
 pub use isa::Isa;
 pub use matmul::{MAX_JOBS, MatmulJob, MatmulScratch, Weights, matmul, matmul_many};
-pub use pool::{ChunkCounter, ThreadPool};
+pub use pool::{ChunkCounter, GuidedCounter, ThreadPool};

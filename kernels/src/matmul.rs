@@ -2,7 +2,7 @@
 //! token (decode) or many (prefill, tiled so each weight block is loaded once per group of
 //! tokens), split over a [`ThreadPool`] in row chunks claimed dynamically.
 
-use crate::pool::{ChunkCounter, ThreadPool};
+use crate::pool::{ChunkCounter, GuidedCounter, ThreadPool};
 use crate::quant::{BlockQ8A, BlockQ8K};
 use crate::repack::{self, GROUP, Layout};
 use crate::tile::{self, Tile, TileFn};
@@ -269,6 +269,10 @@ pub fn matmul_many(
         total_chunks += job.w.rows.div_ceil(chunk);
     }
     let plans = &plans[..jobs.len()];
+    if n == 1 {
+        run_decode(pool, plans, k);
+        return Ok(());
+    }
     let tok_chunk = TOKEN_CHUNK;
     let n_tok_chunks = n.div_ceil(tok_chunk);
     let counter = ChunkCounter::new(total_chunks * n_tok_chunks, 1);
@@ -305,6 +309,58 @@ pub fn matmul_many(
     });
     Ok(())
 }
+
+/// One token: the rows of all jobs, in units of [`DECODE_UNIT`], handed out in shrinking
+/// claims ([`GuidedCounter`]): long sequential runs of weights for the memory stream, small
+/// final claims so both threads finish together (a decode step is ~140 such calls).
+fn run_decode(pool: &ThreadPool, plans: &[Plan], k: usize) {
+    let mut first = [0usize; MAX_JOBS + 1];
+    for (i, p) in plans.iter().enumerate() {
+        first[i + 1] = first[i] + p.rows.div_ceil(DECODE_UNIT);
+    }
+    let total = first[plans.len()];
+    let row_bytes = plans.iter().map(|p| p.w_stride).max().unwrap_or(1).max(1);
+    let min = (DECODE_MIN_CLAIM / (DECODE_UNIT * row_bytes)).max(1);
+    let counter = GuidedCounter::new(total, min, 2 * pool.threads());
+    let shared = SendPlans(plans);
+    pool.run(|_| {
+        let plans = shared.get();
+        while let Some(claim) = counter.next() {
+            let mut u = claim.start;
+            while u < claim.end {
+                let j = (0..plans.len()).rev().find(|&j| first[j] <= u).unwrap_or(0);
+                let p = &plans[j];
+                let end = claim.end.min(first[j + 1]);
+                let r0 = (u - first[j]) * DECODE_UNIT;
+                let r1 = ((end - first[j]) * DECODE_UNIT).min(p.rows);
+                let tile = Tile {
+                    dtype: p.dtype,
+                    // SAFETY: r0 < rows, so the offset stays inside the validated matrix;
+                    // claims are disjoint, so no two threads write one value.
+                    w: unsafe { p.w.add(r0 * p.w_stride) },
+                    w_stride: p.w_stride,
+                    nrows: r1 - r0,
+                    a: p.a,
+                    a_stride: p.a_stride,
+                    ntok: 1,
+                    k,
+                    out: unsafe { p.out.add(r0) },
+                    out_stride: p.rows,
+                };
+                // SAFETY: the tile lies inside validated buffers and matches the kernel's format.
+                unsafe { (p.tile)(&tile) };
+                u = end;
+            }
+        }
+    });
+}
+
+/// Rows per unit of decode work (a multiple of the interleaved group).
+const DECODE_UNIT: usize = 16;
+
+/// Smallest decode claim, in weight bytes: below this the atomic claim and the restart of
+/// the memory stream cost more than the balance gains.
+const DECODE_MIN_CLAIM: usize = 8 << 10;
 
 /// Most matrices one [`matmul_many`] call takes.
 pub const MAX_JOBS: usize = 8;
@@ -422,14 +478,14 @@ unsafe impl<T: Send> Sync for SendPtr<T> {}
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::quant::quantize_bytes;
     use crate::quant::testutil::Rng;
-    use crate::quant::{dequantize_row, quantize_bytes};
 
     fn reference(w: &Weights<'_>, x: &[f32], n: usize) -> Vec<f32> {
         let mut out = vec![0.0; n * w.rows()];
         let mut row = vec![0.0; w.cols()];
         for r in 0..w.rows() {
-            dequantize_row(w.dtype(), w.row(r), &mut row).expect("row");
+            w.dequantize_row(r, &mut row).expect("row");
             for t in 0..n {
                 out[t * w.rows() + r] =
                     row.iter().zip(&x[t * w.cols()..]).map(|(a, b)| a * b).sum();
@@ -446,6 +502,7 @@ mod tests {
         let specs = [
             (DType::Q4_1, 200),
             (DType::Q8_0, 37),
+            (DType::Q8_0, 48),
             (DType::F16, 64),
             (DType::Q6_K, 48),
         ];
@@ -464,15 +521,26 @@ mod tests {
                 }
             })
             .collect();
+        // The interleaved copies (where the format has one) run in the same call.
+        let packed: Vec<Option<repack::PackedBytes>> = specs
+            .iter()
+            .zip(&data)
+            .map(|(&(d, rows), b)| repack::repack_x8(d, rows, k, b).ok())
+            .collect();
         for isa in Isa::available() {
             let mut scratch = MatmulScratch::with_isa(isa);
             for n in [1, 3, 70, 130] {
                 let x = rng.vec(n * k, 1.0);
-                let ws: Vec<Weights<'_>> = specs
+                let mut ws: Vec<Weights<'_>> = specs
                     .iter()
                     .zip(&data)
                     .map(|(&(d, rows), b)| Weights::new(d, rows, k, b).expect("w"))
                     .collect();
+                for ((&(d, rows), _), p) in specs.iter().zip(&data).zip(&packed) {
+                    if let Some(p) = p {
+                        ws.push(Weights::x8(d, rows, k, p.as_slice()).expect("x8"));
+                    }
+                }
                 let mut outs: Vec<Vec<f32>> =
                     ws.iter().map(|w| vec![f32::NAN; n * w.rows()]).collect();
                 let mut jobs: Vec<MatmulJob<'_, '_>> = ws

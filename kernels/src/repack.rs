@@ -51,10 +51,12 @@ struct Align64([u8; 64]);
 
 impl PackedBytes {
     fn zeroed(len: usize) -> PackedBytes {
-        PackedBytes {
-            buf: vec![Align64([0; 64]); len.div_ceil(64)],
-            len,
-        }
+        let n = len.div_ceil(64);
+        let mut buf: Vec<Align64> = Vec::with_capacity(n);
+        // Before the first write, so the pages are born huge.
+        advise_huge_pages(buf.as_mut_ptr().cast::<u8>(), n * 64);
+        buf.resize(n, Align64([0; 64]));
+        PackedBytes { buf, len }
     }
     pub fn as_slice(&self) -> &[u8] {
         // SAFETY: `buf` holds at least `len` initialized bytes.
@@ -65,6 +67,33 @@ impl PackedBytes {
         unsafe { std::slice::from_raw_parts_mut(self.buf.as_mut_ptr().cast::<u8>(), self.len) }
     }
 }
+
+/// Asks Linux to back `len` bytes at `p` with transparent huge pages where 2 MiB-aligned
+/// ranges fit: a decode step streams every weight once, and with 4 KiB pages each 4 KiB of
+/// weights costs a TLB miss (a page walk). A hint: ignored where unsupported.
+#[cfg(target_os = "linux")]
+fn advise_huge_pages(p: *mut u8, len: usize) {
+    unsafe extern "C" {
+        fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
+    }
+    const MADV_HUGEPAGE: i32 = 14;
+    const PAGE: usize = 4096;
+    if len < (2 << 20) {
+        return;
+    }
+    let start = (p as usize).next_multiple_of(PAGE);
+    let end = (p as usize + len) & !(PAGE - 1);
+    if end > start {
+        // SAFETY: the range lies inside an allocation this process owns; madvise only
+        // changes how its (not yet touched) pages are backed, never their contents.
+        unsafe {
+            madvise(start as *mut std::ffi::c_void, end - start, MADV_HUGEPAGE);
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn advise_huge_pages(_p: *mut u8, _len: usize) {}
 
 impl std::fmt::Debug for PackedBytes {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

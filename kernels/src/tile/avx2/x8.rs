@@ -17,6 +17,23 @@ unsafe fn bcast(x: &BlockQ8A, i: usize) -> __m256i {
     _mm256_set1_epi32(unsafe { std::ptr::read_unaligned(x.qs.as_ptr().cast::<i32>().add(i)) })
 }
 
+/// How far ahead of the block being multiplied the kernels request weights, in bytes. The
+/// hardware prefetcher alone lets a one-token stream stall on memory (it stops at every
+/// 4 KiB page); requesting the bytes early keeps loads and arithmetic overlapped. Q4_1
+/// decode over a 36 MB matrix, one core of a 2-core Zen VM: 7.2 GB/s without, 11.7 GB/s
+/// with (as fast as from L2: the stream is no longer what limits it).
+const PREFETCH: usize = 4096;
+
+/// Requests the `L` cache lines at `p` (a hint: never faults, even past the matrix).
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+fn prefetch<const L: usize>(p: *const u8) {
+    for l in 0..L {
+        // SAFETY: prefetching is a hint that never faults on any address.
+        _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64 * l).cast::<i8>());
+    }
+}
+
 /// C tokens x one 8-row Q4_1x8 group (160-byte group blocks): `out[c][0..8]`.
 #[inline]
 #[target_feature(enable = "avx2,fma,f16c")]
@@ -34,6 +51,7 @@ unsafe fn q4_1x8<const C: usize>(
     unsafe {
         for b in 0..nb {
             let blk = g.add(b * 160);
+            prefetch::<3>(blk.wrapping_add(PREFETCH));
             let x: [&BlockQ8A; C] = std::array::from_fn(|c| &*a[c].add(b));
             let mut p = [_mm256_setzero_si256(); C];
             for u in 0..4 {
@@ -75,6 +93,7 @@ unsafe fn q8_0x8<const C: usize>(
     unsafe {
         for b in 0..nb {
             let blk = g.add(b * 272);
+            prefetch::<5>(blk.wrapping_add(PREFETCH));
             let x: [&BlockQ8A; C] = std::array::from_fn(|c| &*a[c].add(b));
             let mut s = [_mm256_setzero_si256(); C];
             for u in 0..8 {
@@ -108,6 +127,8 @@ type GroupFn<const C: usize> = unsafe fn(*const u8, usize, [*const BlockQ8A; C],
 unsafe fn tile_x8(t: &Tile, four: GroupFn<4>, one: GroupFn<1>) {
     let nb = t.k / 32;
     let group_bytes = GROUP * t.w_stride;
+    // The kernels prefetch ahead of themselves; start the tile's first bytes now.
+    prefetch::<{ PREFETCH / 64 }>(t.w);
     // SAFETY: groups and tokens below stay inside the tile.
     unsafe {
         let act = |c: usize| t.a.add(c * t.a_stride).cast::<BlockQ8A>();

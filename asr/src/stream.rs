@@ -360,6 +360,17 @@ impl AsrStream {
         Ok(t)
     }
 
+    /// The final transcript decoded early, during the end-silence wait (see
+    /// `RecognizerConfig::speculative_final`): `finish` returns it if the speech does not
+    /// resume. The number identifies the speech end it was decoded for (a new one means new
+    /// text); `None` while there is none, or when it heard no speech.
+    pub fn early_final(&self) -> Option<(u64, &str)> {
+        self.speculative
+            .as_ref()
+            .filter(|(_, t)| !t.is_silence)
+            .map(|(end, t)| (*end, t.text.as_str()))
+    }
+
     /// Starts the next utterance. Audio accepted after the endpoint is replayed into it.
     pub fn reset(&mut self) {
         let overflow = std::mem::take(&mut self.overflow);

@@ -151,6 +151,26 @@ impl ChatSession {
         r
     }
 
+    /// Runs a likely next user turn through the model ahead of time (e.g. the recognizer's
+    /// early transcript while it waits to be sure the user has stopped), without adding it to
+    /// the history. A [`reply`](Self::reply) to the same words then only runs its last token;
+    /// to other words it reuses the common prefix. Does nothing (returns 0) before
+    /// [`prime`](Self::prime) or when the turn would need older turns dropped. Returns the
+    /// tokens run.
+    pub fn prefill_user(
+        &mut self,
+        user_text: &str,
+        cancel: &AtomicBool,
+    ) -> Result<usize, LlmError> {
+        if !self.append_turn(user_text) {
+            return Ok(0);
+        }
+        let tokens = std::mem::take(&mut self.tokens);
+        let r = self.sync_cache(&tokens, cancel);
+        self.tokens = tokens;
+        r
+    }
+
     /// Adds `user_text` as a user turn and streams the model's reply: `on_piece` gets
     /// speakable text pieces as they are decoded (returning `Break` stops the reply), and
     /// `cancel` is checked before every token. The reply joins the history (as far as it

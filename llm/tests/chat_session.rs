@@ -75,6 +75,43 @@ fn later_turns_only_run_new_tokens() {
 }
 
 #[test]
+fn a_prefilled_user_turn_leaves_one_token_to_run_and_the_same_reply() {
+    let never = AtomicBool::new(false);
+    let mut plain = ChatSession::new(tiny(), config(1024)).expect("chat");
+    let expected = plain
+        .reply("What is the time?", &never, &mut go())
+        .expect("reply");
+
+    let mut chat = ChatSession::new(tiny(), config(1024)).expect("chat");
+    assert_eq!(
+        chat.prefill_user("What is the time?", &never)
+            .expect("early"),
+        0,
+        "nothing to build on before prime"
+    );
+    chat.prime().expect("prime");
+    // A wrong guess first: the right one reuses the common prefix.
+    let wrong = chat.prefill_user("What is the", &never).expect("early");
+    let right = chat
+        .prefill_user("What is the time?", &never)
+        .expect("early");
+    assert!(
+        wrong > 0 && right > 0 && right < wrong,
+        "{wrong} then {right}"
+    );
+    assert!(chat.history().is_empty(), "a prefill is not a turn");
+    let reply = chat
+        .reply("What is the time?", &never, &mut go())
+        .expect("reply");
+    assert_eq!(
+        reply.prefill_tokens, 1,
+        "only the last prompt token runs again"
+    );
+    assert_eq!(reply.text, expected.text);
+    assert_eq!(chat.history().len(), 2);
+}
+
+#[test]
 fn cancellation_stops_within_one_token() {
     let mut chat = ChatSession::new(tiny(), config(1024)).expect("chat");
     let cancel = AtomicBool::new(true);

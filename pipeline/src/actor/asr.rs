@@ -36,6 +36,9 @@ impl Asr {
                         self.error(format!("speech recognition failed: {e}"));
                         continue;
                     }
+                    if let Some(text) = self.transcriber.early_final() {
+                        self.report.send(Report::EarlyFinal { text });
+                    }
                     since_partial += frame_time;
                     let Some(interval) = self.partial_interval else {
                         continue;

@@ -41,6 +41,13 @@ impl Brain {
                     last = None;
                     self.chat.reset();
                 }
+                Mail::Control(BrainCtl::Prefill { text }) => {
+                    if let Err(e) = self.chat.prefill_user(&text) {
+                        self.report.send(Report::Error {
+                            message: format!("language model failed: {e}"),
+                        });
+                    }
+                }
                 Mail::Data(think) => {
                     if let Some(turn) = self.think(think) {
                         last = Some(turn);

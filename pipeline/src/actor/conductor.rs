@@ -147,6 +147,10 @@ impl Conductor {
                 self.emit(run, Event::SpeechStopped);
             }
             Report::Partial { text } => self.emit(run, Event::PartialTranscript { text }),
+            // Not an event: the user may still go on. The model starts on the words meanwhile.
+            Report::EarlyFinal { text } => {
+                self.brain.control.try_send(BrainCtl::Prefill { text });
+            }
             Report::Final { utt, text, at } => {
                 let times = match run.utts.iter().position(|(u, _)| *u == utt) {
                     Some(i) => run.utts.remove(i).1,

@@ -67,6 +67,8 @@ pub(crate) enum BrainCtl {
     Truncate { turn: TurnId, heard: String },
     /// Forget the conversation.
     Reset,
+    /// Run the user's likely words through the model before their turn arrives.
+    Prefill { text: String },
 }
 
 /// Work for the synthesis actor.
@@ -86,6 +88,10 @@ pub(crate) enum Report {
         eou: Duration,
     },
     Partial {
+        text: String,
+    },
+    /// The final transcript decoded before the endpoint (during the end-of-speech wait).
+    EarlyFinal {
         text: String,
     },
     Final {
@@ -139,7 +145,7 @@ impl Report {
     pub(crate) fn source(&self) -> u8 {
         match self {
             Report::SpeechStarted | Report::SpeechDiscarded | Report::SpeechStopped { .. } => 0,
-            Report::Partial { .. } | Report::Final { .. } => 1,
+            Report::Partial { .. } | Report::EarlyFinal { .. } | Report::Final { .. } => 1,
             Report::FirstToken { .. }
             | Report::Piece { .. }
             | Report::FirstSegment { .. }

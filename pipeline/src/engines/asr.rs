@@ -47,6 +47,8 @@ impl SpeechDetector for VadDetector {
 /// A Whisper recognizer's stream, one utterance at a time.
 pub struct WhisperTranscriber {
     stream: pocket_asr::AsrStream,
+    /// The speech end of the last early final handed out.
+    early_seen: Option<u64>,
 }
 
 impl WhisperTranscriber {
@@ -86,6 +88,7 @@ impl WhisperTranscriber {
     pub fn new(rec: &Arc<pocket_asr::Recognizer>) -> Self {
         Self {
             stream: rec.stream(),
+            early_seen: None,
         }
     }
 }
@@ -93,6 +96,7 @@ impl WhisperTranscriber {
 impl Transcriber for WhisperTranscriber {
     fn begin(&mut self) {
         self.stream.reset();
+        self.early_seen = None;
     }
 
     fn accept(&mut self, samples: &[f32]) -> EngineResult<()> {
@@ -102,6 +106,15 @@ impl Transcriber for WhisperTranscriber {
 
     fn partial(&mut self) -> EngineResult<Option<String>> {
         Ok(self.stream.partial())
+    }
+
+    fn early_final(&mut self) -> Option<String> {
+        let (end, text) = self.stream.early_final()?;
+        if self.early_seen == Some(end) || text.trim().is_empty() {
+            return None;
+        }
+        self.early_seen = Some(end);
+        Some(text.trim().to_string())
     }
 
     fn finish(&mut self) -> EngineResult<String> {

@@ -99,6 +99,13 @@ impl ChatEngine for LlmChat {
         self.chat.prime().map(|_| ()).map_err(EngineError::new)
     }
 
+    fn prefill_user(&mut self, user_text: &str) -> EngineResult<()> {
+        self.chat
+            .prefill_user(user_text, &AtomicBool::new(false))
+            .map(|_| ())
+            .map_err(EngineError::new)
+    }
+
     fn reply(
         &mut self,
         user_text: &str,

@@ -36,6 +36,12 @@ pub trait Transcriber: Send {
     fn accept(&mut self, samples: &[f32]) -> EngineResult<()>;
     /// A provisional transcript of what was accepted so far (may cost a decode).
     fn partial(&mut self) -> EngineResult<Option<String>>;
+    /// The final transcript, decoded early while the end-of-speech silence is still being
+    /// waited out, if there is a new one since the last call (what `finish` will return unless
+    /// the user speaks on).
+    fn early_final(&mut self) -> Option<String> {
+        None
+    }
     /// The final transcript of the utterance.
     fn finish(&mut self) -> EngineResult<String>;
 }
@@ -54,6 +60,11 @@ pub trait ChatEngine: Send {
     /// Idle-time work that makes the next reply start sooner (e.g. running the system prompt
     /// and history through the model). Called when the chat has nothing else to do.
     fn prepare(&mut self) -> EngineResult<()> {
+        Ok(())
+    }
+    /// Runs the user's likely next words through the model ahead of the turn (not added to
+    /// the history), so the reply to them starts sooner.
+    fn prefill_user(&mut self, _user_text: &str) -> EngineResult<()> {
         Ok(())
     }
     /// Adds the user's words and streams the reply's speakable text to `on_piece`; the

@@ -60,6 +60,8 @@ fn device_loop_on_the_default_devices() {
             finals: ["what time is it"].iter().map(|s| s.to_string()).collect(),
             samples: 0,
             heard_samples: Arc::new(Mutex::new(Vec::new())),
+            early_final_after: None,
+            early_given: false,
         }),
         chat: Box::new(MockChat {
             replies: vec![story, vec!["Hello to you."], vec!["It is noon."]].into(),

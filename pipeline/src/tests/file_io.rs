@@ -25,6 +25,8 @@ fn converse_fast_writes_replies_and_a_complete_report() {
                 .collect(),
             samples: 0,
             heard_samples: Arc::new(Mutex::new(Vec::new())),
+            early_final_after: None,
+            early_given: false,
         }),
         chat: Box::new(MockChat {
             replies: vec![vec!["Hi there,", " friend."], vec!["Fine,", " thanks."]].into(),

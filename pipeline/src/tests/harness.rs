@@ -35,6 +35,8 @@ pub(crate) struct Setup {
     pub(crate) config: PipelineConfig,
     pub(crate) echo: Option<EchoPath>,
     pub(crate) detector: Box<dyn SpeechDetector>,
+    /// The mock recognizer offers each final early after this much utterance audio.
+    pub(crate) early_final_after_ms: Option<usize>,
 }
 
 impl Default for Setup {
@@ -57,6 +59,7 @@ impl Default for Setup {
             config,
             echo: None,
             detector: Box::new(EnergyDetector::new(-40.0)),
+            early_final_after_ms: None,
         }
     }
 }
@@ -93,6 +96,8 @@ impl Harness {
                 finals: setup.finals.iter().map(|s| s.to_string()).collect(),
                 samples: 0,
                 heard_samples: asr_log.clone(),
+                early_final_after: setup.early_final_after_ms.map(|ms| ms * 16),
+                early_given: false,
             }),
             chat: Box::new(MockChat {
                 replies: setup.replies.into_iter().collect(),

@@ -19,11 +19,15 @@ pub(crate) struct MockTranscriber {
     pub(crate) finals: VecDeque<String>,
     pub(crate) samples: usize,
     pub(crate) heard_samples: Arc<Mutex<Vec<usize>>>,
+    /// Offer the coming final early, once per utterance, after this many samples.
+    pub(crate) early_final_after: Option<usize>,
+    pub(crate) early_given: bool,
 }
 
 impl Transcriber for MockTranscriber {
     fn begin(&mut self) {
         self.samples = 0;
+        self.early_given = false;
     }
 
     fn accept(&mut self, samples: &[f32]) -> EngineResult<()> {
@@ -37,6 +41,15 @@ impl Transcriber for MockTranscriber {
             .front()
             .and_then(|t| t.split_whitespace().next());
         Ok(first.map(|w| format!("{w}...")))
+    }
+
+    fn early_final(&mut self) -> Option<String> {
+        let due = self.early_final_after.is_some_and(|n| self.samples >= n);
+        if !due || self.early_given {
+            return None;
+        }
+        self.early_given = true;
+        self.finals.front().cloned()
     }
 
     fn finish(&mut self) -> EngineResult<String> {
@@ -76,6 +89,14 @@ impl ChatEngine for MockChat {
             .expect("log")
             .push(format!("reply to {user_text:?}: {said:?} ({end:?})"));
         Ok(end)
+    }
+
+    fn prefill_user(&mut self, user_text: &str) -> EngineResult<()> {
+        self.log
+            .lock()
+            .expect("log")
+            .push(format!("prefill {user_text:?}"));
+        Ok(())
     }
 
     fn truncate_last_reply(&mut self, heard: &str) {

@@ -102,6 +102,36 @@ fn normal_turn() {
 }
 
 #[test]
+fn an_early_final_starts_the_model_before_the_endpoint() {
+    let mut h = Harness::new(Setup {
+        finals: vec!["what time is it"],
+        replies: vec![vec!["It is", " noon."]],
+        // Speech 100..800 ms with a 200 ms pre-roll: 900 ms of utterance audio is 200 ms into
+        // the end-of-speech wait, before the endpoint (300 ms).
+        early_final_after_ms: Some(900),
+        ..Setup::default()
+    });
+    h.silence(100);
+    h.speak(&voice(700, 1));
+    h.until(5000, has("audio finished"));
+    let h = h.finish();
+    // The hint is no event: the sequence is a normal turn's.
+    let events = h.short();
+    assert!(
+        events.iter().any(|e| e == "final \"what time is it\" -> 1"),
+        "{events:?}"
+    );
+    assert_eq!(h.time_of("speech stopped"), Some(1100));
+    assert_eq!(
+        h.chat_calls(),
+        vec![
+            "prefill \"what time is it\"".to_string(),
+            "reply to \"what time is it\": \"It is noon.\" (Complete)".to_string(),
+        ]
+    );
+}
+
+#[test]
 fn barge_in_while_thinking() {
     let mut h = Harness::new(Setup {
         finals: vec!["tell me a story", "no wait, what time is it"],

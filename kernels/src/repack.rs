@@ -10,6 +10,8 @@
 //! elements `4u..4u+4` and the high nibbles elements `16+4u..16+4u+4`; for Q8_0 (32 quant
 //! bytes) chunk `u` is elements `4u..4u+4`.
 
+use std::sync::Arc;
+
 use crate::quant::{BlockQ4_1, BlockQ8_0, QuantBlock};
 use crate::{DType, KernelError};
 
@@ -39,38 +41,126 @@ const fn header_fields(dtype: DType) -> Option<&'static [usize]> {
     }
 }
 
-/// Owned, 64-byte-aligned bytes of a repacked matrix.
+/// The bytes of one repacked matrix: a 64-byte-aligned range of a [`Slab`], shared with the
+/// other matrices carved from it by a [`PackedArena`].
 pub struct PackedBytes {
-    buf: Vec<Align64>,
+    slab: Arc<Slab>,
+    off: usize,
     len: usize,
 }
 
-#[derive(Clone, Copy)]
-#[repr(C, align(64))]
-struct Align64([u8; 64]);
-
 impl PackedBytes {
+    /// A zeroed matrix in its own allocation.
     fn zeroed(len: usize) -> PackedBytes {
-        let n = len.div_ceil(64);
-        let mut buf: Vec<Align64> = Vec::with_capacity(n);
-        // Before the first write, so the pages are born huge.
-        advise_huge_pages(buf.as_mut_ptr().cast::<u8>(), n * 64);
-        buf.resize(n, Align64([0; 64]));
-        PackedBytes { buf, len }
+        PackedArena::with_slab_size(0).alloc(len)
     }
+
     pub fn as_slice(&self) -> &[u8] {
-        // SAFETY: `buf` holds at least `len` initialized bytes.
-        unsafe { std::slice::from_raw_parts(self.buf.as_ptr().cast::<u8>(), self.len) }
+        // SAFETY: `off..off + len` lies inside the slab and was zeroed when carved.
+        unsafe { std::slice::from_raw_parts(self.slab.ptr.as_ptr().add(self.off), self.len) }
     }
+
     fn as_mut_slice(&mut self) -> &mut [u8] {
-        // SAFETY: as above, uniquely borrowed.
-        unsafe { std::slice::from_raw_parts_mut(self.buf.as_mut_ptr().cast::<u8>(), self.len) }
+        // SAFETY: as above; ranges carved from one slab never overlap, and `&mut self` is
+        // the only handle to this range.
+        unsafe { std::slice::from_raw_parts_mut(self.slab.ptr.as_ptr().add(self.off), self.len) }
     }
 }
 
+/// One large allocation that matrices are carved from.
+struct Slab {
+    ptr: std::ptr::NonNull<u8>,
+    layout: std::alloc::Layout,
+}
+
+// SAFETY: the slab is plain memory; `PackedBytes` hand out disjoint ranges of it.
+unsafe impl Send for Slab {}
+unsafe impl Sync for Slab {}
+
+impl Slab {
+    fn new(size: usize) -> Slab {
+        let align = if size >= HUGE_PAGE { HUGE_PAGE } else { 64 };
+        let layout = std::alloc::Layout::from_size_align(size.max(64).next_multiple_of(64), align)
+            .unwrap_or_else(|_| std::alloc::handle_alloc_error(std::alloc::Layout::new::<u8>()));
+        // SAFETY: the layout has a non-zero size.
+        let ptr = unsafe { std::alloc::alloc(layout) };
+        let Some(ptr) = std::ptr::NonNull::new(ptr) else {
+            std::alloc::handle_alloc_error(layout)
+        };
+        // Before the first write, so the pages are born huge.
+        advise_huge_pages(ptr.as_ptr(), layout.size());
+        Slab { ptr, layout }
+    }
+}
+
+impl Drop for Slab {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `Slab::new` with this layout.
+        unsafe { std::alloc::dealloc(self.ptr.as_ptr(), self.layout) }
+    }
+}
+
+/// Hands out zeroed, 64-byte-aligned [`PackedBytes`] from large slabs, so a model's many
+/// small matrices (most under 2 MiB each) share transparent huge pages: a decode step
+/// streams every weight once, and with 4 KiB pages each 4 KiB of weights costs a TLB miss.
+/// Pages are touched only as matrices are carved, so unused slab space stays unresident
+/// (at most one partly used huge page per slab).
+pub struct PackedArena {
+    slab_size: usize,
+    cur: Option<Arc<Slab>>,
+    used: usize,
+}
+
+impl Default for PackedArena {
+    fn default() -> Self {
+        PackedArena::new()
+    }
+}
+
+impl PackedArena {
+    pub fn new() -> PackedArena {
+        PackedArena::with_slab_size(SLAB)
+    }
+
+    /// An arena whose slabs hold at least `slab_size` bytes (0: one slab per matrix).
+    fn with_slab_size(slab_size: usize) -> PackedArena {
+        PackedArena {
+            slab_size,
+            cur: None,
+            used: 0,
+        }
+    }
+
+    /// `len` zeroed bytes.
+    pub fn alloc(&mut self, len: usize) -> PackedBytes {
+        let off = self.used.next_multiple_of(64);
+        let slab = match &self.cur {
+            Some(s) if off + len <= s.layout.size() => {
+                self.used = off + len;
+                Arc::clone(s)
+            }
+            _ => {
+                let s = Arc::new(Slab::new(len.max(self.slab_size)));
+                self.cur = Some(Arc::clone(&s));
+                self.used = len;
+                s
+            }
+        };
+        let off = self.used - len;
+        // SAFETY: `off..off + len` lies inside the slab and no other handle covers it.
+        unsafe { std::ptr::write_bytes(slab.ptr.as_ptr().add(off), 0, len) };
+        PackedBytes { slab, off, len }
+    }
+}
+
+/// Bytes per slab of a [`PackedArena`].
+const SLAB: usize = 64 << 20;
+
+/// Size (and alignment) of a transparent huge page on x86-64 and most aarch64 kernels.
+const HUGE_PAGE: usize = 2 << 20;
+
 /// Asks Linux to back `len` bytes at `p` with transparent huge pages where 2 MiB-aligned
-/// ranges fit: a decode step streams every weight once, and with 4 KiB pages each 4 KiB of
-/// weights costs a TLB miss (a page walk). A hint: ignored where unsupported.
+/// ranges fit. A hint: ignored where unsupported.
 #[cfg(target_os = "linux")]
 fn advise_huge_pages(p: *mut u8, len: usize) {
     unsafe extern "C" {
@@ -78,7 +168,7 @@ fn advise_huge_pages(p: *mut u8, len: usize) {
     }
     const MADV_HUGEPAGE: i32 = 14;
     const PAGE: usize = 4096;
-    if len < (2 << 20) {
+    if len < HUGE_PAGE {
         return;
     }
     let start = (p as usize).next_multiple_of(PAGE);
@@ -152,6 +242,17 @@ pub fn repack_x8_from(
     dtype: DType,
     rows: usize,
     cols: usize,
+    read: impl FnMut(u64, &mut [u8]) -> std::io::Result<()>,
+) -> Result<PackedBytes, KernelError> {
+    repack_x8_from_in(&mut PackedArena::with_slab_size(0), dtype, rows, cols, read)
+}
+
+/// [`repack_x8_from`] into memory carved from `arena` (a model's matrices share its slabs).
+pub fn repack_x8_from_in(
+    arena: &mut PackedArena,
+    dtype: DType,
+    rows: usize,
+    cols: usize,
     mut read: impl FnMut(u64, &mut [u8]) -> std::io::Result<()>,
 ) -> Result<PackedBytes, KernelError> {
     let Some(fields) = header_fields(dtype).filter(|_| rows.is_multiple_of(GROUP)) else {
@@ -164,7 +265,7 @@ pub fn repack_x8_from(
             block: dtype.block_len(),
             cols,
         })?;
-    let mut out = PackedBytes::zeroed(expected);
+    let mut out = arena.alloc(expected);
     let (bb, nb) = (dtype.block_bytes(), cols / 32);
     let row_bytes = nb * bb;
     let groups_per_read = (256 * 1024 / (GROUP * row_bytes).max(1)).max(1);
@@ -288,5 +389,35 @@ mod tests {
         })
         .expect("pieces");
         assert_eq!(whole.as_slice(), pieces.as_slice());
+        let mut arena = PackedArena::new();
+        let carved = repack_x8_from_in(&mut arena, DType::Q8_0, rows, cols, |at, buf| {
+            buf.copy_from_slice(&bytes[at as usize..at as usize + buf.len()]);
+            Ok(())
+        })
+        .expect("carved");
+        assert_eq!(whole.as_slice(), carved.as_slice());
+    }
+
+    #[test]
+    fn arena_carves_aligned_disjoint_zeroed_ranges() {
+        let mut arena = PackedArena::with_slab_size(1000);
+        let mut parts: Vec<PackedBytes> = [10, 300, 64, 900, 5000, 1]
+            .iter()
+            .map(|&n| arena.alloc(n))
+            .collect();
+        for (i, p) in parts.iter_mut().enumerate() {
+            assert_eq!(p.as_slice().as_ptr() as usize % 64, 0);
+            assert!(p.as_slice().iter().all(|&b| b == 0));
+            p.as_mut_slice().fill(i as u8 + 1);
+        }
+        for (i, p) in parts.iter().enumerate() {
+            assert!(p.as_slice().iter().all(|&b| b == i as u8 + 1), "part {i}");
+        }
+        // The first three share a slab; 900 does not fit after them, 5000 gets its own.
+        assert!(Arc::ptr_eq(&parts[0].slab, &parts[2].slab));
+        assert!(!Arc::ptr_eq(&parts[2].slab, &parts[3].slab));
+        assert!(!Arc::ptr_eq(&parts[3].slab, &parts[4].slab));
+        drop(arena);
+        assert_eq!(parts[5].as_slice(), [6]);
     }
 }

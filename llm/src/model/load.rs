@@ -25,6 +25,7 @@ pub(super) fn from_file(file: GgufFile, opts: LoadOptions) -> Result<Model, LlmE
         file: &file,
         opts,
         reader: None,
+        arena: pocket_kernels::repack::PackedArena::new(),
         packed: Vec::new(),
     };
     let (d, v) = (config.d_model, config.vocab_size);
@@ -63,6 +64,8 @@ struct Binder<'f> {
     opts: LoadOptions,
     /// The file opened for `pread` (repacking reads bytes without faulting in the mapping).
     reader: Option<File>,
+    /// Memory for the repacked matrices (shared huge-page slabs).
+    arena: pocket_kernels::repack::PackedArena,
     packed: Vec<pocket_kernels::repack::PackedBytes>,
 }
 
@@ -148,7 +151,8 @@ impl Binder<'_> {
             }
             if let Some(f) = &self.reader {
                 let base = range.start as u64;
-                let packed = pocket_kernels::repack::repack_x8_from(
+                let packed = pocket_kernels::repack::repack_x8_from_in(
+                    &mut self.arena,
                     w.dtype(),
                     w.rows(),
                     w.cols(),

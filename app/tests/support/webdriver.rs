@@ -11,14 +11,15 @@ use std::time::{Duration, Instant};
 /// The key W3C uses for element references.
 const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
 
-/// One HTTP exchange with the driver; returns the JSON body's `value`. The driver now and then
-/// closes a connection without answering; reads (GET, element lookups) are then asked again.
+/// One HTTP exchange with the driver; returns the JSON body's `value`. tauri-driver now and then
+/// closes a connection without answering (after a pause, when its pooled connection to
+/// WebKitWebDriver has gone stale, so the command never reached the browser): the request is
+/// then sent again.
 fn request(port: u16, method: &str, path: &str, body: Option<&Value>) -> Result<Value> {
-    let idempotent = method == "GET" || path.ends_with("/elements");
     let mut attempt = 0;
     loop {
         let raw = exchange(port, method, path, body)?;
-        if raw.is_empty() && idempotent && attempt < 5 {
+        if raw.is_empty() && attempt < 5 {
             attempt += 1;
             std::thread::sleep(Duration::from_millis(100 * attempt));
             continue;

@@ -3,7 +3,8 @@
 # Makes 12 spoken questions with the Piper voice (`pocket say`, 22.05 kHz; not committed), plays
 # them as the microphone one turn each (`pocket converse --pace realtime`), and prints P50/P90 of
 # first-audio latency (first_audio - speech_end) and response latency (first_audio - eou) with
-# the per-stage breakdown. Usage: bench/voice.sh [WORKDIR]
+# the per-stage breakdown. Usage: bench/voice.sh [WORKDIR]; VOICE_ARGS adds `pocket converse`
+# options (e.g. VOICE_ARGS="--first-audio-gate-ms 0").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,7 +39,7 @@ done
 
 echo "voice loop: ${#QUESTIONS[@]} spoken questions, real-time pace, 2 cores, default models"
 "${CORES[@]}" "$POCKET" converse --pace realtime --threads 2 "${inputs[@]}" \
-  --output "$WORK/replies.wav" --report "$WORK/report.json" --quiet
+  --output "$WORK/replies.wav" --report "$WORK/report.json" --quiet ${VOICE_ARGS:-}
 python3 - "$WORK/report.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))

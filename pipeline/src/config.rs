@@ -45,7 +45,9 @@ pub struct PipelineConfig {
     /// How often the recognizer re-decodes for a partial transcript (`None`: never).
     pub partial_interval: Option<Duration>,
     /// After the first segment of a reply, the language model waits up to this long for the
-    /// first synthesized chunk, so on few cores it does not starve the first audio.
+    /// first synthesized chunk, so on few cores it does not starve the first audio. The model
+    /// decodes far faster than speech plays, so the wait costs nothing later; 1500 ms beat
+    /// 400 ms on 2 cores (bench/voice.sh: first-audio P50 988 vs 1149 ms, 0 vs 14 underruns).
     pub first_audio_gate: Option<Duration>,
     /// How often the playback monitor looks at the output.
     pub monitor_period: Duration,
@@ -59,7 +61,7 @@ impl Default for PipelineConfig {
             playback_buffer: Duration::from_secs(4),
             echo_cancel: true,
             partial_interval: Some(Duration::from_millis(600)),
-            first_audio_gate: Some(Duration::from_millis(400)),
+            first_audio_gate: Some(Duration::from_millis(1500)),
             monitor_period: Duration::from_millis(5),
         }
     }

@@ -42,7 +42,7 @@ pub struct ConverseArgs {
     pub quiet: bool,
     /// After the first segment the LLM waits up to this long for the first audio chunk, so it
     /// does not starve synthesis on few cores (0 = never wait).
-    #[arg(long, default_value_t = 400)]
+    #[arg(long, default_value_t = 1500)]
     pub first_audio_gate_ms: u64,
     /// Silence that ends a user turn (raise it for clips with long pauses).
     #[arg(long, default_value_t = 400)]

@@ -54,7 +54,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
             },
             threads: 2,
             quiet: false,
-            first_audio_gate_ms: 400,
+            first_audio_gate_ms: 1500,
             // jfk.wav pauses for over a second between its phrases.
             end_silence_ms: 1500,
         },

@@ -198,16 +198,7 @@ pub fn repack_x8(
     cols: usize,
     data: &[u8],
 ) -> Result<PackedBytes, KernelError> {
-    let Some(fields) = header_fields(dtype).filter(|_| rows.is_multiple_of(GROUP)) else {
-        return Err(KernelError::Unsupported(dtype));
-    };
-    let expected = dtype
-        .matrix_bytes(rows, cols)
-        .ok_or(KernelError::RaggedRow {
-            dtype,
-            block: dtype.block_len(),
-            cols,
-        })?;
+    let (fields, expected) = x8_layout(dtype, rows, cols)?;
     if data.len() != expected {
         return Err(KernelError::WeightSize {
             dtype,
@@ -218,20 +209,7 @@ pub fn repack_x8(
         });
     }
     let mut out = PackedBytes::zeroed(expected);
-    let (bb, nb) = (dtype.block_bytes(), cols / 32);
-    let row_bytes = nb * bb;
-    let dst = out.as_mut_slice();
-    for g in 0..rows / GROUP {
-        for b in 0..nb {
-            let o = &mut dst[(g * nb + b) * GROUP * bb..][..GROUP * bb];
-            for r in 0..GROUP {
-                let src = &data[(g * GROUP + r) * row_bytes + b * bb..][..bb];
-                for_each_piece(fields, bb, r, |from, to, len| {
-                    o[to..to + len].copy_from_slice(&src[from..from + len])
-                });
-            }
-        }
-    }
+    pack_groups(fields, dtype, cols, data, 0, out.as_mut_slice());
     Ok(out)
 }
 
@@ -255,6 +233,31 @@ pub fn repack_x8_from_in(
     cols: usize,
     mut read: impl FnMut(u64, &mut [u8]) -> std::io::Result<()>,
 ) -> Result<PackedBytes, KernelError> {
+    let (fields, expected) = x8_layout(dtype, rows, cols)?;
+    let mut out = arena.alloc(expected);
+    let row_bytes = dtype.block_bytes() * (cols / 32);
+    let groups_per_read = (256 * 1024 / (GROUP * row_bytes).max(1)).max(1);
+    let mut buf = vec![0u8; groups_per_read * GROUP * row_bytes];
+    let dst = out.as_mut_slice();
+    let n_groups = rows / GROUP;
+    let mut g0 = 0;
+    while g0 < n_groups {
+        let ng = groups_per_read.min(n_groups - g0);
+        let chunk = &mut buf[..ng * GROUP * row_bytes];
+        read((g0 * GROUP * row_bytes) as u64, chunk).map_err(KernelError::Io)?;
+        pack_groups(fields, dtype, cols, chunk, g0, dst);
+        g0 += ng;
+    }
+    Ok(out)
+}
+
+/// The header field widths of `dtype`'s x8 layout and the matrix's size in bytes, or why a
+/// `rows x cols` matrix of it cannot be repacked.
+fn x8_layout(
+    dtype: DType,
+    rows: usize,
+    cols: usize,
+) -> Result<(&'static [usize], usize), KernelError> {
     let Some(fields) = header_fields(dtype).filter(|_| rows.is_multiple_of(GROUP)) else {
         return Err(KernelError::Unsupported(dtype));
     };
@@ -265,33 +268,33 @@ pub fn repack_x8_from_in(
             block: dtype.block_len(),
             cols,
         })?;
-    let mut out = arena.alloc(expected);
+    Ok((fields, expected))
+}
+
+/// Interleaves `src` (whole groups of `GROUP` row-major rows, starting at group `first`) into
+/// their place in the repacked matrix `dst`.
+fn pack_groups(
+    fields: &[usize],
+    dtype: DType,
+    cols: usize,
+    src: &[u8],
+    first: usize,
+    dst: &mut [u8],
+) {
     let (bb, nb) = (dtype.block_bytes(), cols / 32);
     let row_bytes = nb * bb;
-    let groups_per_read = (256 * 1024 / (GROUP * row_bytes).max(1)).max(1);
-    let mut buf = vec![0u8; groups_per_read * GROUP * row_bytes];
-    let dst = out.as_mut_slice();
-    let n_groups = rows / GROUP;
-    let mut g0 = 0;
-    while g0 < n_groups {
-        let ng = groups_per_read.min(n_groups - g0);
-        let chunk = &mut buf[..ng * GROUP * row_bytes];
-        read((g0 * GROUP * row_bytes) as u64, chunk).map_err(KernelError::Io)?;
-        for gi in 0..ng {
-            let g = g0 + gi;
-            for b in 0..nb {
-                let o = &mut dst[(g * nb + b) * GROUP * bb..][..GROUP * bb];
-                for r in 0..GROUP {
-                    let src = &chunk[(gi * GROUP + r) * row_bytes + b * bb..][..bb];
-                    for_each_piece(fields, bb, r, |from, to, len| {
-                        o[to..to + len].copy_from_slice(&src[from..from + len])
-                    });
-                }
+    for gi in 0..src.len() / (GROUP * row_bytes).max(1) {
+        let g = first + gi;
+        for b in 0..nb {
+            let o = &mut dst[(g * nb + b) * GROUP * bb..][..GROUP * bb];
+            for r in 0..GROUP {
+                let row = &src[(gi * GROUP + r) * row_bytes + b * bb..][..bb];
+                for_each_piece(fields, bb, r, |from, to, len| {
+                    o[to..to + len].copy_from_slice(&row[from..from + len])
+                });
             }
         }
-        g0 += ng;
     }
-    Ok(out)
 }
 
 /// Calls `f(offset in the GGML block, offset in the group block, length)` for every piece of

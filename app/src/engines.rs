@@ -5,6 +5,7 @@
 use pocket_assets::{Store, ids};
 use pocket_pipeline::PipelineError;
 use pocket_pipeline::engines::asr::{VadDetector, WhisperTranscriber};
+use pocket_pipeline::engines::default::LANGUAGE_MODELS;
 use pocket_pipeline::engines::llm::LlmChat;
 use pocket_pipeline::engines::tts::{ReplySegmenter, VoiceSpeaker};
 use pocket_pipeline::engines::{EngineError, Engines};
@@ -25,13 +26,13 @@ pub struct Loaded {
     pub warnings: Vec<String>,
 }
 
-/// The GGUF file of a language model asset.
+/// The GGUF file of a language model asset (the pipeline's list of the models it can run).
 fn gguf_name(model: &str) -> Result<&'static str, AppError> {
-    match model {
-        ids::SMOLLM2 => Ok(ids::SMOLLM2_FILE),
-        ids::QWEN25_CODER => Ok(ids::QWEN25_CODER_FILE),
-        other => Err(AppError::Settings(format!("unknown model {other:?}"))),
-    }
+    LANGUAGE_MODELS
+        .iter()
+        .find(|(id, _)| *id == model)
+        .map(|(_, file)| *file)
+        .ok_or_else(|| AppError::Settings(format!("unknown model {model:?}")))
 }
 
 /// Loads every engine for `settings` (the model files must be installed).

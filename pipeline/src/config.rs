@@ -44,10 +44,11 @@ pub struct PipelineConfig {
     pub echo_cancel: bool,
     /// How often the recognizer re-decodes for a partial transcript (`None`: never).
     pub partial_interval: Option<Duration>,
-    /// After the first segment of a reply, the language model waits up to this long for the
-    /// first synthesized chunk, so on few cores it does not starve the first audio. The model
-    /// decodes far faster than speech plays, so the wait costs nothing later; 1500 ms beat
-    /// 400 ms on 2 cores (bench/voice.sh: first-audio P50 988 vs 1149 ms, 0 vs 14 underruns).
+    /// While synthesis works on a reply segment and less than 1.5 s of the reply's audio is
+    /// queued for the output (so always from the first segment to the first chunk), the
+    /// language model pauses, up to this long per wait, so on few cores it does not starve
+    /// the first audio or let the output run dry. The model decodes far faster than speech
+    /// plays, so the wait costs nothing later (`None`: never pause). See docs/PERFORMANCE.md.
     pub first_audio_gate: Option<Duration>,
     /// How often the playback monitor looks at the output.
     pub monitor_period: Duration,

@@ -13,6 +13,7 @@ use crate::actor::conductor::{Conductor, Outbox};
 use crate::actor::ears::Ears;
 use crate::actor::monitor::Monitor;
 use crate::actor::mouth::Mouth;
+use crate::actor::pace::SynthPace;
 use crate::actor::{COMMAND_SOURCE, Command, MicFrame, Report};
 use crate::audio::ring::{PlaybackReader, PlaybackState, playback_ring};
 use crate::chan::{self, Mailbox, Tx};
@@ -166,7 +167,6 @@ impl Pipeline {
         let epoch = Arc::new(AtomicU64::new(0));
         let running = Arc::new(AtomicBool::new(true));
         let timeline = Arc::new(Mutex::new(Timeline::default()));
-        let first_chunk_turn = Arc::new(AtomicU64::new(0));
         let outbox = Arc::new(Mutex::new(Outbox::default()));
         let spoken_timeline = timeline.clone();
 
@@ -184,6 +184,7 @@ impl Pipeline {
             clock.clone(),
             ref_prod,
         );
+        let pace = Arc::new(SynthPace::new(config.output_rate, playback.clone()));
         let echo = ref_cons.map(|reference| EchoSetup {
             reference,
             output_rate: config.output_rate,
@@ -230,7 +231,7 @@ impl Pipeline {
             epoch: epoch.clone(),
             clock: clock.clone(),
             first_audio_gate: config.first_audio_gate,
-            first_chunk_turn: first_chunk_turn.clone(),
+            pace: pace.clone(),
         };
         threads.push(activity.spawn("pocket-llm", move || brain.run(brain_box))?);
         let mouth = Mouth {
@@ -240,7 +241,7 @@ impl Pipeline {
             epoch: epoch.clone(),
             clock: clock.clone(),
             timeline: timeline.clone(),
-            first_chunk_turn,
+            pace,
         };
         threads.push(activity.spawn("pocket-tts", move || mouth.run(mouth_rx))?);
         let errors = ErrorReporter(report_tx.clone());

@@ -1,5 +1,6 @@
-//! `Segmenter`: turns a stream of LLM text pieces into speakable pieces — a short first clause
-//! early, then whole sentences — with code fences held back and dropped.
+//! `Segmenter`: turns a stream of LLM text pieces into speakable pieces — a two- or three-word
+//! first phrase early, a clause next, then whole sentences — with code fences held back and
+//! dropped.
 
 use crate::abbrev::period_is_not_sentence_end;
 
@@ -12,8 +13,13 @@ pub struct SegmenterConfig {
     /// words; a sentence end always ends it.
     pub first_min_words: usize,
     /// When the first piece has this many words and still no clause mark, it ends before the
-    /// next phrase-opening word (`and`, `but`, `to`, `with`, …); 0 turns this off.
+    /// next phrase-opening word (`and`, `is`, `to`, `with`, …); 0 turns this off.
     pub first_max_words: usize,
+    /// The second piece may also end at a clause mark once it has this many words (0: the
+    /// second piece is a whole sentence).
+    pub second_min_words: usize,
+    /// Like `first_max_words`, for the second piece; 0 turns this off.
+    pub second_max_words: usize,
     /// No piece is longer than this (bytes): a longer run is cut at its last space, so
     /// synthesis latency stays bounded on text without punctuation.
     pub max_chars: usize,
@@ -23,7 +29,9 @@ impl Default for SegmenterConfig {
     fn default() -> Self {
         SegmenterConfig {
             first_min_words: 1,
-            first_max_words: 8,
+            first_max_words: 2,
+            second_min_words: 3,
+            second_max_words: 10,
             max_chars: 240,
         }
     }
@@ -40,9 +48,8 @@ pub struct Segmenter {
 impl Segmenter {
     pub fn new(cfg: SegmenterConfig) -> Self {
         let cfg = SegmenterConfig {
-            first_min_words: cfg.first_min_words,
-            first_max_words: cfg.first_max_words,
             max_chars: cfg.max_chars.max(16),
+            ..cfg
         };
         Segmenter {
             cfg,
@@ -92,8 +99,8 @@ impl Segmenter {
                 Some(f) => (f, Some(f)),
                 None => (self.buf.len(), None),
             };
-            let first = self.emitted == 0;
-            if let Some(cut) = find_boundary(&self.buf[..scan_end], first, &self.cfg) {
+            let lead = LeadRule::for_piece(self.emitted, &self.cfg);
+            if let Some(cut) = find_boundary(&self.buf[..scan_end], lead, self.cfg.max_chars) {
                 if let Some(seg) = self.take(cut) {
                     return Some(seg);
                 }
@@ -142,8 +149,31 @@ impl Segmenter {
     }
 }
 
+/// How a lead piece (the first or second of a reply) may end before its sentence does.
+#[derive(Debug, Clone, Copy)]
+struct LeadRule {
+    /// A clause mark ends the piece once it has this many words (`usize::MAX`: never).
+    clause_min_words: usize,
+    /// Past this many words the piece ends before a phrase-opening word (0: never).
+    max_words: usize,
+}
+
+impl LeadRule {
+    fn for_piece(index: usize, cfg: &SegmenterConfig) -> LeadRule {
+        let (min, max) = match index {
+            0 => (cfg.first_min_words.max(1), cfg.first_max_words),
+            1 if cfg.second_min_words > 0 => (cfg.second_min_words, cfg.second_max_words),
+            _ => (usize::MAX, 0),
+        };
+        LeadRule {
+            clause_min_words: min,
+            max_words: max,
+        }
+    }
+}
+
 /// Where the next piece ends in `text` (exclusive byte index), if it is complete yet.
-fn find_boundary(text: &str, first: bool, cfg: &SegmenterConfig) -> Option<usize> {
+fn find_boundary(text: &str, lead: LeadRule, max_chars: usize) -> Option<usize> {
     let mut words = 0usize;
     let mut in_word = false;
     let mut word_start = 0usize;
@@ -151,15 +181,14 @@ fn find_boundary(text: &str, first: bool, cfg: &SegmenterConfig) -> Option<usize
     let mut word_at_line_start = false;
     let mut iter = text.char_indices().peekable();
     while let Some((i, c)) = iter.next() {
-        if i >= cfg.max_chars {
+        if i >= max_chars {
             return Some(cut_at_space(text, i));
         }
         let next = iter.peek().map(|&(_, n)| n);
         if c.is_whitespace() {
             if in_word
-                && first
-                && cfg.first_max_words > 0
-                && words > cfg.first_max_words
+                && lead.max_words > 0
+                && words > lead.max_words
                 && opens_phrase(&text[word_start..i])
             {
                 return Some(word_start);
@@ -190,8 +219,7 @@ fn find_boundary(text: &str, first: bool, cfg: &SegmenterConfig) -> Option<usize
                 }
             }
             '!' | '?' | '…' if followed_by_space => return Some(i + c.len_utf8()),
-            ',' | ';' | ':' | '—' | '–'
-                if first && followed_by_space && words >= cfg.first_min_words.max(1) =>
+            ',' | ';' | ':' | '—' | '–' if followed_by_space && words >= lead.clause_min_words =>
             {
                 return Some(i + c.len_utf8());
             }
@@ -201,12 +229,14 @@ fn find_boundary(text: &str, first: bool, cfg: &SegmenterConfig) -> Option<usize
     None
 }
 
-/// Words that open a phrase: a natural place to end a long first piece before them.
+/// Words that open a phrase (conjunctions, prepositions, auxiliary verbs): a natural place to
+/// end a lead piece before them ("The capital of France | is Paris.").
 fn opens_phrase(word: &str) -> bool {
-    const WORDS: [&str; 24] = [
+    const WORDS: [&str; 39] = [
         "and", "but", "or", "so", "because", "which", "that", "who", "when", "where", "while",
         "if", "to", "for", "with", "in", "on", "at", "from", "about", "into", "than", "after",
-        "before",
+        "before", "is", "are", "was", "were", "has", "have", "had", "can", "could", "will",
+        "would", "should", "may", "might", "lies",
     ];
     WORDS.iter().any(|w| w.eq_ignore_ascii_case(word))
 }
@@ -265,7 +295,8 @@ mod tests {
             out,
             vec![
                 "Sure,",
-                "the weather today is sunny, with a high of 72.",
+                "the weather today is sunny,",
+                "with a high of 72.",
                 "Tomorrow, it rains.",
                 "Bring a coat!"
             ]
@@ -273,26 +304,48 @@ mod tests {
     }
 
     #[test]
-    fn a_long_first_clause_ends_before_a_phrase_opening_word() {
+    fn lead_pieces_end_before_a_phrase_opening_word() {
         let out = run(&[
-            "The quick brown fox jumped over the lazy dog and then ran into the woods to hide.",
+            "The capital of France is Paris, a city on the Seine that has many old bridges and \
+             parks to walk in. It is lovely.",
         ]);
         assert_eq!(
             out,
             vec![
-                "The quick brown fox jumped over the lazy dog",
-                "and then ran into the woods to hide."
+                "The capital of France",
+                "is Paris, a city on the Seine that has many old bridges",
+                "and parks to walk in.",
+                "It is lovely."
             ]
         );
-        // Only the first piece is cut that way.
-        let out = run(&["Yes. The quick brown fox jumped over the lazy dog and then ran."]);
-        assert_eq!(out.len(), 2);
+        // Two words are the least a phrase cut leaves; the second piece may run to ten words.
+        let out = run(&["Cats are loyal to their owners and to anyone who feeds them well."]);
+        assert_eq!(
+            out,
+            vec![
+                "Cats are loyal",
+                "to their owners and to anyone who feeds them well."
+            ]
+        );
+        let out = run(&["A day is a long time but a week that is made of days is longer."]);
+        assert_eq!(
+            out,
+            vec![
+                "A day",
+                "is a long time but a week that is made of days",
+                "is longer."
+            ]
+        );
+        // Only the two lead pieces are cut that way.
+        let out = run(&["Yes. No. The quick brown fox jumped over the lazy dog and then ran."]);
+        assert_eq!(out.len(), 3);
     }
 
     #[test]
     fn first_piece_comes_before_the_sentence_ends() {
         let cfg = SegmenterConfig {
             first_min_words: 3,
+            first_max_words: 0,
             ..SegmenterConfig::default()
         };
         let mut s = Segmenter::new(cfg);
@@ -307,7 +360,7 @@ mod tests {
         let out = run(&["Dr. Smith paid $3.50 for e.g. tea. Then he left."]);
         assert_eq!(
             out,
-            vec!["Dr. Smith paid $3.50 for e.g. tea.", "Then he left."]
+            vec!["Dr. Smith paid $3.50", "for e.g. tea.", "Then he left."]
         );
     }
 

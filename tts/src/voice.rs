@@ -89,22 +89,24 @@ pub(crate) trait SegmentSynth {
     ) -> Result<ControlFlow<()>, TtsError>;
 }
 
-/// Longest text spoken as it is, without splitting off a first clause: a sentence the
-/// pipeline's own segmenter already cut is not cut again (an extra model run buys nothing there).
-const SHORT_TEXT_WORDS: usize = 12;
-
-/// Segmenting for one `synthesize` call: a reply gets its short first clause; a short piece
-/// (at most [`SHORT_TEXT_WORDS`] words) is spoken whole.
+/// Segmenting for one `synthesize` call: text of several sentences (a whole reply) gets the
+/// reply's lead pieces — a two- or three-word first phrase, then a clause — so its first audio
+/// comes fast; a single sentence or clause (what the pipeline's own segmenter hands over) is
+/// spoken whole, since cutting it again only adds a model run and a seam in the prosody.
 fn front_end_config(text: &str) -> SegmenterConfig {
-    let default = SegmenterConfig::default();
-    if text.split_whitespace().nth(SHORT_TEXT_WORDS).is_some() {
-        default
+    let whole = SegmenterConfig {
+        first_min_words: usize::MAX,
+        first_max_words: 0,
+        second_min_words: 0,
+        second_max_words: 0,
+        ..SegmenterConfig::default()
+    };
+    let mut sentences = Segmenter::new(whole.clone());
+    let count = sentences.push(text).len() + usize::from(sentences.flush().is_some());
+    if count > 1 {
+        SegmenterConfig::default()
     } else {
-        SegmenterConfig {
-            first_min_words: usize::MAX,
-            first_max_words: 0,
-            ..default
-        }
+        whole
     }
 }
 
@@ -160,14 +162,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_replies_get_a_first_clause_split() {
-        let short = front_end_config("Yes, the train leaves at nine, so hurry.");
-        assert_eq!(short.first_max_words, 0);
-        let mut seg = Segmenter::new(short);
-        assert_eq!(
-            seg.push("Yes, the train leaves at nine, so hurry. ").len(),
-            1
-        );
+    fn only_replies_get_lead_pieces() {
+        let one = "Yes, the train leaves at nine, so hurry, it is a long walk to the station.";
+        let cfg = front_end_config(one);
+        assert_eq!(cfg.first_max_words, 0);
+        let mut seg = Segmenter::new(cfg);
+        assert_eq!(seg.push(one).len() + usize::from(seg.flush().is_some()), 1);
         let reply =
             front_end_config("Yes, the train leaves at nine. Hurry, or you will miss it today.");
         assert_eq!(reply, SegmenterConfig::default());

@@ -3,9 +3,10 @@
 
 use std::ops::ControlFlow;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
+use super::pace::SynthPace;
 use super::{BrainCtl, Report, Speak, Think};
 use crate::chan::{Mail, Mailbox, Tx};
 use crate::clock::Clock;
@@ -21,9 +22,15 @@ pub(crate) struct Brain {
     pub(crate) clock: Clock,
     /// See `PipelineConfig::first_audio_gate`.
     pub(crate) first_audio_gate: Option<Duration>,
-    /// The last turn whose first chunk synthesis produced (written by the mouth).
-    pub(crate) first_chunk_turn: Arc<AtomicU64>,
+    /// How far synthesis is ahead of playback (written by the mouth).
+    pub(crate) pace: Arc<SynthPace>,
 }
+
+/// While synthesis works on a segment and less than this much of the reply's audio is queued
+/// for the output, the model (when `first_audio_gate` is set) yields the CPU to synthesis: on
+/// two cores the two engines slow each other down, and the model writes text far faster than
+/// it is spoken, so it loses nothing by waiting while the output would otherwise run dry.
+const YIELD_BELOW: Duration = Duration::from_millis(1500);
 
 impl Brain {
     pub(crate) fn run(mut self, inbox: Mailbox<BrainCtl, Think>) {
@@ -89,7 +96,7 @@ impl Brain {
             epoch,
             clock,
             first_audio_gate,
-            first_chunk_turn,
+            pace,
         } = self;
         let mut on_piece = |piece: &str| -> ControlFlow<()> {
             if !turn.is_live(epoch) {
@@ -121,17 +128,17 @@ impl Brain {
                     turn: turn.clone(),
                     text: seg,
                 });
-                if segments == 1
-                    && let Some(gate) = *first_audio_gate
+            }
+            if segments > 0
+                && let Some(gate) = *first_audio_gate
+            {
+                // Give the CPU to synthesis (bounded) while it works on this reply and the
+                // output's queue runs low: from the first segment to its first chunk, and
+                // whenever a later segment is due before the audio ahead of it runs out.
+                let until = clock.now() + gate;
+                while pace.starved(id.0, YIELD_BELOW) && turn.is_live(epoch) && clock.now() < until
                 {
-                    // Give the CPU to the first synthesis: pause (bounded) until its first chunk.
-                    let until = clock.now() + gate;
-                    while first_chunk_turn.load(Ordering::Acquire) != id.0
-                        && turn.is_live(epoch)
-                        && clock.now() < until
-                    {
-                        clock.sleep(Duration::from_millis(2));
-                    }
+                    clock.sleep(Duration::from_millis(2));
                 }
             }
             ControlFlow::Continue(())

@@ -14,6 +14,7 @@ pub(crate) mod conductor;
 pub(crate) mod ears;
 pub(crate) mod monitor;
 pub(crate) mod mouth;
+pub(crate) mod pace;
 
 /// A reply's identity and its cancel flag (set on barge-in; engines poll it).
 #[derive(Debug, Clone)]

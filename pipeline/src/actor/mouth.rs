@@ -2,10 +2,11 @@
 //! writes turn-tagged frames into the playback ring, recording the spoken timeline.
 
 use std::ops::ControlFlow;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use super::pace::SynthPace;
 use super::{Report, Speak, Turn};
 use crate::audio::resample::Resampler;
 use crate::audio::ring::PlaybackWriter;
@@ -25,7 +26,7 @@ pub(crate) struct Mouth {
     pub(crate) epoch: Arc<AtomicU64>,
     pub(crate) clock: Clock,
     pub(crate) timeline: Arc<Mutex<Timeline>>,
-    pub(crate) first_chunk_turn: Arc<AtomicU64>,
+    pub(crate) pace: Arc<SynthPace>,
 }
 
 impl Mouth {
@@ -92,15 +93,14 @@ impl Mouth {
             epoch,
             clock,
             timeline,
-            first_chunk_turn,
+            pace,
         } = self;
         let id = turn.id;
         let mut on_chunk = |chunk: &[f32]| -> ControlFlow<()> {
             if !turn.is_live(epoch) {
                 return ControlFlow::Break(());
             }
-            if first_chunk_turn.load(Ordering::Acquire) != id.0 {
-                first_chunk_turn.store(id.0, Ordering::Release);
+            if pace.mark_first_chunk(id.0) {
                 report.send(Report::TtsFirstChunk {
                     turn: id,
                     at: clock.now(),
@@ -119,10 +119,14 @@ impl Mouth {
                 return ControlFlow::Break(());
             }
             *pushed += buf.len() as u64;
+            pace.set_pushed(id.0, *pushed);
             lock(timeline).extend(id.0, *pushed);
             ControlFlow::Continue(())
         };
-        if let Err(e) = speaker.synthesize(text, &turn.cancel, &mut on_chunk) {
+        pace.set_busy(Some(id.0));
+        let result = speaker.synthesize(text, &turn.cancel, &mut on_chunk);
+        pace.set_busy(None);
+        if let Err(e) = result {
             report.send(Report::Error {
                 message: format!("speech synthesis failed: {e}"),
             });

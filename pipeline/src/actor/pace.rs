@@ -1,0 +1,97 @@
+//! `SynthPace`: how far synthesis is ahead of playback, written by the synthesis actor and read
+//! by the language-model actor, so that on few cores the model yields the CPU to synthesis
+//! while the reply audio queued for the output runs low (before the first chunk: none).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use crate::audio::ring::PlaybackState;
+
+pub(crate) struct SynthPace {
+    /// Output sample rate (what `pushed` counts in).
+    rate: u32,
+    /// The output's side: which turn plays and how many of its samples went out.
+    playback: Arc<PlaybackState>,
+    /// Last turn whose first synthesized chunk was produced.
+    first_chunk_turn: AtomicU64,
+    /// Turn whose segment is being synthesized right now (0: none).
+    busy_turn: AtomicU64,
+    /// Turn that `pushed` belongs to.
+    pushed_turn: AtomicU64,
+    /// Samples of `pushed_turn` written into the playback ring.
+    pushed: AtomicU64,
+}
+
+impl SynthPace {
+    pub(crate) fn new(rate: u32, playback: Arc<PlaybackState>) -> Self {
+        SynthPace {
+            rate: rate.max(1),
+            playback,
+            first_chunk_turn: AtomicU64::new(0),
+            busy_turn: AtomicU64::new(0),
+            pushed_turn: AtomicU64::new(0),
+            pushed: AtomicU64::new(0),
+        }
+    }
+
+    /// Synthesis starts (`Some(turn)`) or ends (`None`) a segment.
+    pub(crate) fn set_busy(&self, turn: Option<u64>) {
+        self.busy_turn.store(turn.unwrap_or(0), Ordering::Release);
+    }
+
+    /// Marks `turn`'s first chunk; true if this was it.
+    pub(crate) fn mark_first_chunk(&self, turn: u64) -> bool {
+        self.first_chunk_turn.swap(turn, Ordering::AcqRel) != turn
+    }
+
+    /// `turn` has `samples` written into the playback ring in all.
+    pub(crate) fn set_pushed(&self, turn: u64, samples: u64) {
+        self.pushed.store(samples, Ordering::Release);
+        self.pushed_turn.store(turn, Ordering::Release);
+    }
+
+    /// Synthesis is working on `turn` while less than `low_water` of its audio waits to play.
+    pub(crate) fn starved(&self, turn: u64, low_water: Duration) -> bool {
+        self.busy_turn.load(Ordering::Acquire) == turn && self.queued(turn) < low_water
+    }
+
+    /// Reply audio of `turn` written but not yet played.
+    fn queued(&self, turn: u64) -> Duration {
+        if self.pushed_turn.load(Ordering::Acquire) != turn {
+            return Duration::ZERO;
+        }
+        let pushed = self.pushed.load(Ordering::Acquire);
+        let played = if self.playback.cur_turn.load(Ordering::Acquire) == turn {
+            self.playback.cur_samples.load(Ordering::Acquire)
+        } else {
+            0
+        };
+        Duration::from_secs_f64(pushed.saturating_sub(played) as f64 / f64::from(self.rate))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn starved_only_while_busy_with_little_audio_queued() {
+        let state = Arc::new(PlaybackState::default());
+        let pace = SynthPace::new(1000, state.clone());
+        let low = Duration::from_millis(500);
+        assert!(!pace.starved(3, low), "not busy");
+        pace.set_busy(Some(3));
+        assert!(pace.starved(3, low), "busy, nothing queued");
+        assert!(!pace.starved(4, low), "another turn");
+        pace.set_pushed(3, 800);
+        assert!(!pace.starved(3, low), "800 ms queued");
+        state.cur_turn.store(3, Ordering::Release);
+        state.cur_samples.store(400, Ordering::Release);
+        assert!(pace.starved(3, low), "400 ms left");
+        pace.set_busy(None);
+        assert!(!pace.starved(3, low));
+        assert!(pace.mark_first_chunk(3));
+        assert!(!pace.mark_first_chunk(3));
+    }
+}

@@ -24,7 +24,6 @@ pub mod gemm;
 pub mod mel;
 #[cfg(test)]
 mod mel_ref;
-pub mod pool;
 mod recognizer;
 pub mod resample;
 pub mod silero;

@@ -2,7 +2,7 @@
 
 use std::arch::x86_64::*;
 
-use super::{BlockQ8, MR, NR};
+use super::{MR, NR};
 
 /// # Safety
 /// The CPU must support AVX2, FMA and F16C.
@@ -118,34 +118,6 @@ pub unsafe fn dot_f16(w: &[u16], x: &[f32]) -> f32 {
         i += 16;
     }
     hsum(_mm256_add_ps(s0, s1)) + super::scalar::dot_f16(&w[i..n], &x[i..n])
-}
-
-/// # Safety
-/// The CPU must support AVX2, FMA and F16C.
-#[target_feature(enable = "avx2,fma,f16c")]
-pub unsafe fn dot_q8(w: &[BlockQ8], x: &[f32]) -> f32 {
-    assert!(x.len() >= w.len() * 32);
-    let mut acc = _mm256_setzero_ps();
-    for (bi, b) in w.iter().enumerate() {
-        let d = _mm256_set1_ps(half::f16::from_bits(b.d).to_f32());
-        // SAFETY: each block has 32 quants; x has 32 values per block (asserted).
-        unsafe {
-            let q = _mm256_loadu_si256(b.qs.as_ptr() as *const __m256i);
-            let xp = x.as_ptr().add(bi * 32);
-            let lo = _mm256_castsi256_si128(q);
-            let hi = _mm256_extracti128_si256(q, 1);
-            let q0 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(lo));
-            let q1 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(lo, 8)));
-            let q2 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(hi));
-            let q3 = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(hi, 8)));
-            let mut s = _mm256_mul_ps(q0, _mm256_loadu_ps(xp));
-            s = _mm256_fmadd_ps(q1, _mm256_loadu_ps(xp.add(8)), s);
-            s = _mm256_fmadd_ps(q2, _mm256_loadu_ps(xp.add(16)), s);
-            s = _mm256_fmadd_ps(q3, _mm256_loadu_ps(xp.add(24)), s);
-            acc = _mm256_fmadd_ps(d, s, acc);
-        }
-    }
-    hsum(acc)
 }
 
 /// # Safety

@@ -1,14 +1,14 @@
-//! Matrix multiply for the Whisper forward pass: `Y[m][n] = sum_k X[m][k] * W[n][k] (+ b[n])`,
-//! with weights stored as f32, f16 or Q8_0 and converted to f32 on the fly.
+//! Matrix multiply for the Whisper forward pass: `Y[m][n] = sum_k X[m][k] * W[n][k] (+ b[n])`.
 //!
-//! Large `m` (encoder, conv as im2col, attention) goes through a cache-blocked GEMM: weight
-//! panels are converted and packed once per call into a per-thread buffer and swept by a 6x16
-//! register-tiled micro-kernel. Small `m` (a decoder step) is a GEMV over weight rows, which
-//! is memory bound, so the compact f16/Q8_0 storage is what sets its speed. Work is split over
-//! the thread pool by output columns. Kernels are chosen at run time (AVX2+FMA+F16C, else the
-//! scalar twins in `scalar.rs`); `kernels_parity` tests check they agree.
-//!
-//! This module is self-contained so it can move into the shared `pocket-kernels` crate.
+//! Q8_0 weights (the default) run on the shared `pocket-kernels` crate, the LLM engine's
+//! quantized kernels: activations are quantized per 32 values and multiplied in int8 against
+//! the weight blocks, interleaved (x8) where this CPU's fastest tiles want it. f32 and f16
+//! weights (kept for accuracy comparisons) and the attention products go through the f32
+//! GEMM here: weight panels are converted and packed once per call into a per-thread buffer
+//! and swept by a 6x16 register-tiled micro-kernel; small `m` (a decoder step) is a GEMV.
+//! Work is claimed dynamically by the threads of the shared pool. Kernels are chosen at run
+//! time (AVX2+FMA+F16C, else the scalar twins in `scalar.rs`); `kernels_parity` tests check
+//! they agree.
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
@@ -16,23 +16,23 @@ mod scalar;
 
 use std::cell::RefCell;
 
-use crate::pool::{ThreadPool, split};
-
-/// Q8_0 block: 32 weights sharing one f16 scale (`w = d * q`), 34 bytes like ggml's.
-#[derive(Clone, Copy, Debug)]
-#[repr(C)]
-pub struct BlockQ8 {
-    pub d: u16,
-    pub qs: [i8; 32],
-}
-const _: () = assert!(std::mem::size_of::<BlockQ8>() == 34);
+use pocket_kernels::repack::PackedBytes;
+use pocket_kernels::{ChunkCounter, DType, MatmulScratch, ThreadPool, Weights};
 
 /// Storage of a weight matrix `[n][k]` (output features x input features).
 #[derive(Debug)]
 pub enum WeightData {
     F32(Vec<f32>),
     F16(Vec<u16>),
-    Q8(Vec<BlockQ8>),
+    Q8(Q8Matrix),
+}
+
+/// Q8_0 blocks (32 weights sharing one f16 scale, ggml's 34-byte layout), row-major or
+/// interleaved for this CPU's fastest `pocket-kernels` tiles.
+#[derive(Debug)]
+pub enum Q8Matrix {
+    Rows(Vec<u8>),
+    X8(PackedBytes),
 }
 
 /// A weight matrix `[n][k]`.
@@ -67,7 +67,10 @@ impl Matrix {
                     .iter()
                     .map(|&b| half::f16::from_bits(b).to_f32())
                     .collect();
-                WeightData::Q8(quantize_q8(&f))
+                match pocket_kernels::quant::quantize_bytes(DType::Q8_0, &f) {
+                    Ok(bytes) => WeightData::Q8(Q8Matrix::new(n, k, bytes)),
+                    Err(_) => WeightData::F16(bits),
+                }
             }
             WeightFormat::Q8_0 => WeightData::F16(bits),
             WeightFormat::F32 => WeightData::F32(
@@ -93,36 +96,43 @@ impl Matrix {
         match &self.data {
             WeightData::F32(v) => v.len() * 4,
             WeightData::F16(v) => v.len() * 2,
-            WeightData::Q8(v) => v.len() * 34,
+            WeightData::Q8(Q8Matrix::Rows(v)) => v.len(),
+            WeightData::Q8(Q8Matrix::X8(v)) => v.as_slice().len(),
         }
     }
 
-    fn view(&self) -> View<'_> {
+    /// The f32/f16 storage for this module's GEMM, or `None` for Q8_0 (run by pocket-kernels).
+    fn view(&self) -> Option<View<'_>> {
         match &self.data {
-            WeightData::F32(v) => View::F32(v),
-            WeightData::F16(v) => View::F16(v),
-            WeightData::Q8(v) => View::Q8(v),
+            WeightData::F32(v) => Some(View::F32(v)),
+            WeightData::F16(v) => Some(View::F16(v)),
+            WeightData::Q8(_) => None,
+        }
+    }
+
+    /// The Q8_0 storage as `pocket-kernels` weights.
+    fn kernel_weights(&self) -> Option<Weights<'_>> {
+        match &self.data {
+            WeightData::Q8(Q8Matrix::Rows(b)) => Weights::new(DType::Q8_0, self.n, self.k, b).ok(),
+            WeightData::Q8(Q8Matrix::X8(b)) => {
+                Weights::x8(DType::Q8_0, self.n, self.k, b.as_slice()).ok()
+            }
+            _ => None,
         }
     }
 }
 
-/// Quantizes rows of f32 (length a multiple of 32) to Q8_0 blocks (round to nearest).
-pub fn quantize_q8(x: &[f32]) -> Vec<BlockQ8> {
-    x.chunks_exact(32)
-        .map(|c| {
-            let amax = c.iter().fold(0f32, |a, v| a.max(v.abs()));
-            let d = amax / 127.0;
-            let id = if d > 0.0 { 1.0 / d } else { 0.0 };
-            let mut qs = [0i8; 32];
-            for (q, &v) in qs.iter_mut().zip(c) {
-                *q = (v * id).round().clamp(-127.0, 127.0) as i8;
-            }
-            BlockQ8 {
-                d: half::f16::from_f32(d).to_bits(),
-                qs,
-            }
-        })
-        .collect()
+impl Q8Matrix {
+    /// Row-major Q8_0 bytes of an `n x k` matrix, repacked when that is faster here.
+    fn new(n: usize, k: usize, bytes: Vec<u8>) -> Self {
+        let packed = Weights::new(DType::Q8_0, n, k, &bytes)
+            .ok()
+            .and_then(|w| w.repacked());
+        match packed {
+            Some(p) => Q8Matrix::X8(p),
+            None => Q8Matrix::Rows(bytes),
+        }
+    }
 }
 
 /// Borrowed weights of any storage, `[n][k]` row-major.
@@ -130,7 +140,6 @@ pub fn quantize_q8(x: &[f32]) -> Vec<BlockQ8> {
 pub enum View<'a> {
     F32(&'a [f32]),
     F16(&'a [u16]),
-    Q8(&'a [BlockQ8]),
 }
 
 /// Which kernel family runs.
@@ -166,9 +175,11 @@ const GEMV_MAX_M: usize = 4;
 
 thread_local! {
     static PANEL: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
+    /// Quantized activations for the `pocket-kernels` path (grows, never shrinks).
+    static SCRATCH: RefCell<Option<MatmulScratch>> = const { RefCell::new(None) };
 }
 
-/// `y[m][n] = x[m][k] . w[n][k] + bias[n]`, split over the pool by columns.
+/// `y[m][n] = x[m][k] . w[n][k] + bias[n]` on the pool.
 pub fn matmul(
     pool: &ThreadPool,
     isa: Isa,
@@ -182,19 +193,52 @@ pub fn matmul(
         x.len() >= m * w.k && y.len() >= m * w.n,
         "matmul: buffer too small"
     );
-    let view = w.view();
     let (n, k) = (w.n, w.k);
-    let parts = pool.threads();
+    let Some(view) = w.view() else {
+        quantized_matmul(pool, &x[..m * k], m, w, bias, &mut y[..m * n]);
+        return;
+    };
+    let blocks = ChunkCounter::new(n.div_ceil(NR), COL_BLOCKS);
     let yp = SendPtr(y.as_mut_ptr());
-    pool.run(&|t| {
-        let cols = split(n, parts, t, NR);
-        if cols.is_empty() {
-            return;
+    pool.run(|_| {
+        while let Some(b) = blocks.next() {
+            let cols = b.start * NR..(b.end * NR).min(n);
+            // SAFETY: each claimed block is written by one thread only.
+            let y = unsafe { std::slice::from_raw_parts_mut(yp.get(), m * n) };
+            matmul_cols(isa, x, m, k, view, n, bias, y, cols);
         }
-        // SAFETY: each thread writes only its own column range of y.
-        let y = unsafe { std::slice::from_raw_parts_mut(yp.get(), m * n) };
-        matmul_cols(isa, x, m, k, view, n, bias, y, cols);
     });
+}
+
+/// Column blocks of `NR` a thread claims at a time in the f32 GEMM.
+const COL_BLOCKS: usize = 2;
+
+/// Q8_0 weights: `pocket-kernels`' int8 products, then the bias.
+fn quantized_matmul(
+    pool: &ThreadPool,
+    x: &[f32],
+    m: usize,
+    w: &Matrix,
+    bias: Option<&[f32]>,
+    y: &mut [f32],
+) {
+    let Some(kw) = w.kernel_weights() else {
+        unreachable!("Q8 matrices are validated when they are built");
+    };
+    SCRATCH.with(|s| {
+        let mut s = s.borrow_mut();
+        let scratch = s.get_or_insert_with(MatmulScratch::new);
+        if let Err(e) = pocket_kernels::matmul(pool, &kw, x, m, y, scratch) {
+            unreachable!("shapes are checked by the caller: {e}");
+        }
+    });
+    if let Some(b) = bias {
+        for row in y.chunks_exact_mut(w.n) {
+            for (o, bv) in row.iter_mut().zip(b) {
+                *o += bv;
+            }
+        }
+    }
 }
 
 /// Single-threaded `matmul` on borrowed weights (used inside per-head parallel loops).
@@ -314,11 +358,6 @@ fn load_row(isa: Isa, w: View<'_>, j: usize, k: usize, k0: usize, out: &mut [f32
     match w {
         View::F32(v) => out.copy_from_slice(&v[j * k + k0..j * k + k0 + len]),
         View::F16(v) => f16_to_f32(isa, &v[j * k + k0..j * k + k0 + len], out),
-        View::Q8(v) => {
-            // k0 and KC are multiples of 32 whenever Q8 is used (k % 32 == 0).
-            let b0 = (j * k + k0) / 32;
-            scalar::q8_to_f32(&v[b0..b0 + len.div_ceil(32)], out);
-        }
     }
 }
 
@@ -356,12 +395,8 @@ fn dot_row(isa: Isa, w: View<'_>, j: usize, k: usize, x: &[f32]) -> f32 {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: see `f16_to_f32`.
         (Isa::Avx2, View::F16(v)) => unsafe { avx2::dot_f16(&v[j * k..(j + 1) * k], x) },
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: see `f16_to_f32`.
-        (Isa::Avx2, View::Q8(v)) => unsafe { avx2::dot_q8(&v[j * k / 32..(j + 1) * k / 32], x) },
         (_, View::F32(v)) => scalar::dot_f32(&v[j * k..(j + 1) * k], x),
         (_, View::F16(v)) => scalar::dot_f16(&v[j * k..(j + 1) * k], x),
-        (_, View::Q8(v)) => scalar::dot_q8(&v[j * k / 32..(j + 1) * k / 32], x),
     }
 }
 
@@ -370,7 +405,16 @@ mod tests;
 
 /// Row `j` of a weight matrix as f32 (embedding lookup).
 pub fn row_f32(isa: Isa, w: &Matrix, j: usize, out: &mut [f32]) {
-    load_row(isa, w.view(), j, w.k, 0, &mut out[..w.k]);
+    let out = &mut out[..w.k];
+    match (w.view(), w.kernel_weights()) {
+        (Some(view), _) => load_row(isa, view, j, w.k, 0, out),
+        (None, Some(kw)) => {
+            if kw.dequantize_row(j, out).is_err() {
+                out.fill(0.0);
+            }
+        }
+        (None, None) => out.fill(0.0),
+    }
 }
 
 /// Dot product of two f32 slices.

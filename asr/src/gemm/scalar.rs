@@ -1,20 +1,10 @@
 //! Portable scalar twins of the SIMD kernels (reference and fallback).
 
-use super::{BlockQ8, MR, NR};
+use super::{MR, NR};
 
 pub fn f16_to_f32(src: &[u16], dst: &mut [f32]) {
     for (d, &s) in dst.iter_mut().zip(src) {
         *d = half::f16::from_bits(s).to_f32();
-    }
-}
-
-/// Expands Q8_0 blocks into `dst` (which may end inside the last block).
-pub fn q8_to_f32(src: &[BlockQ8], dst: &mut [f32]) {
-    for (b, out) in src.iter().zip(dst.chunks_mut(32)) {
-        let d = half::f16::from_bits(b.d).to_f32();
-        for (o, &q) in out.iter_mut().zip(&b.qs) {
-            *o = d * f32::from(q);
-        }
     }
 }
 
@@ -48,16 +38,6 @@ pub fn dot_f16(w: &[u16], x: &[f32]) -> f32 {
     w.iter()
         .zip(x)
         .map(|(&a, b)| half::f16::from_bits(a).to_f32() * b)
-        .sum()
-}
-
-pub fn dot_q8(w: &[BlockQ8], x: &[f32]) -> f32 {
-    w.iter()
-        .zip(x.chunks_exact(32))
-        .map(|(b, xs)| {
-            let s: f32 = b.qs.iter().zip(xs).map(|(&q, &v)| f32::from(q) * v).sum();
-            s * half::f16::from_bits(b.d).to_f32()
-        })
         .sum()
 }
 

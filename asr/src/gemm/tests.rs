@@ -24,18 +24,11 @@ fn naive(x: &[f32], m: usize, k: usize, w: &[f32], n: usize, b: Option<&[f32]>) 
 }
 
 fn dequant(w: &Matrix) -> Vec<f32> {
-    match &w.data {
-        WeightData::F32(v) => v.clone(),
-        WeightData::F16(v) => v
-            .iter()
-            .map(|&b| half::f16::from_bits(b).to_f32())
-            .collect(),
-        WeightData::Q8(v) => {
-            let mut out = vec![0f32; v.len() * 32];
-            scalar::q8_to_f32(v, &mut out);
-            out
-        }
+    let mut out = vec![0f32; w.n * w.k];
+    for (j, row) in out.chunks_exact_mut(w.k).enumerate() {
+        row_f32(Isa::Scalar, w, j, row);
     }
+    out
 }
 
 fn isas() -> Vec<Isa> {
@@ -49,7 +42,7 @@ fn isas() -> Vec<Isa> {
 #[test]
 fn kernels_parity_gemm_and_gemv_all_formats() {
     let mut seed = 7u64;
-    let pool = ThreadPool::new(2);
+    let pool = ThreadPool::new(2).expect("pool");
     for &(m, k, n) in &[
         (1, 64, 40),
         (3, 96, 17),
@@ -71,9 +64,15 @@ fn kernels_parity_gemm_and_gemv_all_formats() {
             for isa in isas() {
                 let mut y = vec![f32::NAN; m * n];
                 matmul(&pool, isa, &x, m, &w, Some(&b), &mut y);
+                // Q8_0 runs on pocket-kernels, which quantizes the activations to 8 bits too
+                // (error ~ 1/254 of each block's largest input per term).
+                let tol = match w.data {
+                    WeightData::Q8(_) => 4e-3,
+                    _ => 1e-4,
+                };
                 for (i, (g, e)) in y.iter().zip(&want).enumerate() {
                     assert!(
-                        (g - e).abs() <= 1e-4 * (1.0 + e.abs()) * (k as f32).sqrt(),
+                        (g - e).abs() <= tol * (1.0 + e.abs()) * (k as f32).sqrt(),
                         "{isa:?} {fmt:?} m{m} k{k} n{n} at {i}: {g} vs {e}"
                     );
                 }
@@ -83,16 +82,21 @@ fn kernels_parity_gemm_and_gemv_all_formats() {
 }
 
 #[test]
-fn q8_quantization_error_is_bounded() {
+fn q8_rows_stay_within_the_quantization_error() {
     let mut seed = 3u64;
-    let x: Vec<f32> = (0..4096).map(|_| lcg(&mut seed)).collect();
-    let q = quantize_q8(&x);
-    let mut back = vec![0f32; x.len()];
-    scalar::q8_to_f32(&q, &mut back);
+    let (n, k) = (16, 128);
+    let x: Vec<f32> = (0..n * k).map(|_| lcg(&mut seed)).collect();
+    let bits: Vec<u16> = x
+        .iter()
+        .map(|&v| half::f16::from_f32(v).to_bits())
+        .collect();
+    let w = Matrix::from_f16(n, k, bits, WeightFormat::Q8_0);
+    assert!(matches!(w.data, WeightData::Q8(_)));
+    let back = dequant(&w);
     for (c, b) in x.chunks(32).zip(back.chunks(32)) {
         let amax = c.iter().fold(0f32, |a, v| a.max(v.abs()));
         for (a, b) in c.iter().zip(b) {
-            assert!((a - b).abs() <= amax / 127.0 * 0.5 + amax * 1e-3);
+            assert!((a - b).abs() <= amax / 127.0 * 0.5 + amax * 2e-3);
         }
     }
 }

@@ -6,7 +6,7 @@
 use super::decoder::{DecoderState, MAX_BATCH};
 use super::weights::Weights;
 use crate::gemm::Isa;
-use crate::pool::ThreadPool;
+use pocket_kernels::ThreadPool;
 
 /// Token rules of one model.
 #[derive(Clone, Debug)]

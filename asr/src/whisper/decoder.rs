@@ -6,7 +6,7 @@
 use super::ops::{gelu, layer_norm, softmax};
 use super::weights::{Linear, Weights};
 use crate::gemm::{self, Isa, Matrix};
-use crate::pool::ThreadPool;
+use pocket_kernels::ThreadPool;
 
 /// Most tokens one `forward` call takes (prompt + draft).
 pub const MAX_BATCH: usize = 128;
@@ -207,31 +207,31 @@ impl DecoderState {
             let attn = AttnPtr(self.attn.as_mut_ptr());
             let (q, ck, cv, heads) = (&self.q, &self.cross_k[li], &self.cross_v[li], self.heads);
             let scratch = &self.thread_scores;
-            pool.run(&|ti| {
-                let hs = crate::pool::split(heads, threads, ti, 1);
-                if hs.is_empty() {
-                    return;
-                }
+            let claims = pocket_kernels::ChunkCounter::new(heads, 1);
+            pool.run(|ti| {
                 let mut sc = scratch[ti].lock().unwrap_or_else(|e| e.into_inner());
                 if sc.len() < t {
                     sc.resize(t, 0.0);
                 }
-                for i in 0..b {
-                    // SAFETY: thread ti writes only the columns of its heads in row i.
-                    let out = unsafe { std::slice::from_raw_parts_mut(attn.get().add(i * d), d) };
-                    attend_heads(
-                        isa,
-                        &q[i * d..(i + 1) * d],
-                        &ck[..t * d],
-                        &cv[..t * d],
-                        t,
-                        d,
-                        heads,
-                        hs.clone(),
-                        true,
-                        &mut sc,
-                        out,
-                    );
+                while let Some(hs) = claims.next() {
+                    for i in 0..b {
+                        // SAFETY: thread ti writes only the columns of its heads in row i.
+                        let out =
+                            unsafe { std::slice::from_raw_parts_mut(attn.get().add(i * d), d) };
+                        attend_heads(
+                            isa,
+                            &q[i * d..(i + 1) * d],
+                            &ck[..t * d],
+                            &cv[..t * d],
+                            t,
+                            d,
+                            heads,
+                            hs.clone(),
+                            true,
+                            &mut sc,
+                            out,
+                        );
+                    }
                 }
             });
             lin(pool, isa, &l.cross_out, &self.attn, b, &mut self.tmp);

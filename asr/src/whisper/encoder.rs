@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use super::ops::{gelu, layer_norm, softmax};
 use super::weights::{Linear, Weights};
 use crate::gemm::{self, Isa, View};
-use crate::pool::ThreadPool;
+use pocket_kernels::ThreadPool;
 
 /// One f32 buffer per layer.
 type PerLayer = Vec<Vec<f32>>;
@@ -45,16 +45,42 @@ fn linear(pool: &ThreadPool, isa: Isa, l: &Linear, x: &[f32], m: usize, y: &mut 
     gemm::matmul(pool, isa, x, m, &l.w, l.b.as_deref(), y);
 }
 
-/// Keys and values of a silent 30 s window, per layer `[audio_ctx][d]`, and the decoder's
-/// cross-attention keys/values of its output (`[audio_ctx][2d]` per decoder layer). With it
-/// the encoder runs only the audio positions, which attend to the silent positions after them
-/// as if the 30 s window were there (the silent positions are not updated by the audio).
+/// Keys and values of a silent 30 s window, per layer and head (keys `[audio_ctx][head_dim]`,
+/// values transposed `[head_dim][audio_ctx]`, the layouts the attention products read, so a
+/// call copies contiguous runs), and the decoder's cross-attention keys/values of its output
+/// (`[audio_ctx][2d]` per decoder layer). With it the encoder runs only the audio positions,
+/// which attend to the silent positions after them as if the 30 s window were there (the
+/// silent positions are not updated by the audio).
 #[derive(Debug)]
 pub struct SilenceContext {
     pub floor: f32,
-    pub k: Vec<Vec<f32>>,
-    pub v: Vec<Vec<f32>>,
+    /// `[layer][head]`: keys, `[audio_ctx][head_dim]`.
+    pub k: Vec<Vec<Vec<f32>>>,
+    /// `[layer][head]`: values transposed, `[head_dim][audio_ctx]`.
+    pub vt: Vec<Vec<Vec<f32>>>,
     pub cross_kv: Vec<Vec<f32>>,
+}
+
+/// Splits `[positions][d]` rows into per-head `[positions][hd]` blocks, or (`transpose`) per-head
+/// `[hd][positions]` blocks.
+fn per_head(x: &[f32], positions: usize, d: usize, heads: usize, transpose: bool) -> Vec<Vec<f32>> {
+    let hd = d / heads;
+    (0..heads)
+        .map(|h| {
+            let mut out = vec![0f32; positions * hd];
+            for p in 0..positions {
+                for i in 0..hd {
+                    let v = x[p * d + h * hd + i];
+                    if transpose {
+                        out[i * positions + p] = v;
+                    } else {
+                        out[p * hd + i] = v;
+                    }
+                }
+            }
+            out
+        })
+        .collect()
 }
 
 impl SilenceContext {
@@ -70,6 +96,14 @@ impl SilenceContext {
         encode(w, pool, isa, &mel, frames, None, &mut st);
         let (k, v) = st.capture.take().unwrap_or_default();
         let t = dm.audio_ctx;
+        let k = k
+            .iter()
+            .map(|k| per_head(k, t, dm.d, dm.heads, false))
+            .collect();
+        let vt = v
+            .iter()
+            .map(|v| per_head(v, t, dm.d, dm.heads, true))
+            .collect();
         let cross_kv = w
             .dec
             .iter()
@@ -90,7 +124,7 @@ impl SilenceContext {
         Self {
             floor,
             k,
-            v,
+            vt,
             cross_kv,
         }
     }
@@ -176,7 +210,7 @@ pub fn encode(
                     .collect(),
             );
         }
-        let ctx = silence.map(|s| (&s.k[li][..], &s.v[li][..], dm.audio_ctx));
+        let ctx = silence.map(|s| (&s.k[li][..], &s.vt[li][..], dm.audio_ctx));
         self_attention(
             pool,
             isa,
@@ -213,6 +247,9 @@ pub fn encode(
     st.positions = t;
 }
 
+/// One layer's silent keys and transposed values per head, and the window length.
+type SilentHeads<'a> = (&'a [Vec<f32>], &'a [Vec<f32>], usize);
+
 /// Full (non-causal) multi-head attention over `t` positions; `qkv` is `[t][3d]`.
 #[allow(clippy::too_many_arguments)]
 fn self_attention(
@@ -222,7 +259,7 @@ fn self_attention(
     t: usize,
     d: usize,
     heads: usize,
-    silence: Option<(&[f32], &[f32], usize)>,
+    silence: Option<SilentHeads<'_>>,
     scratch: &[Mutex<HeadScratch>],
     out: &mut Vec<f32>,
 ) {
@@ -232,8 +269,8 @@ fn self_attention(
     let scale = 1.0 / (hd as f32).sqrt();
     out.resize(t * d, 0.0);
     let outp = OutPtr(out.as_mut_ptr());
-    let threads = pool.threads();
-    pool.run(&|ti| {
+    let claims = pocket_kernels::ChunkCounter::new(heads, 1);
+    pool.run(|ti| {
         let mut s = scratch[ti].lock().unwrap_or_else(|e| e.into_inner());
         let s = &mut *s;
         s.q.resize(t * hd, 0.0);
@@ -241,7 +278,8 @@ fn self_attention(
         s.vt.resize(hd * total, 0.0);
         s.scores.resize(t * total, 0.0);
         s.out.resize(t * hd, 0.0);
-        for h in (ti..heads).step_by(threads) {
+        while let Some(claim) = claims.next() {
+            let h = claim.start;
             for p in 0..t {
                 let row = &qkv[p * 3 * d..(p + 1) * 3 * d];
                 for i in 0..hd {
@@ -250,12 +288,11 @@ fn self_attention(
                     s.vt[i * total + p] = row[2 * d + h * hd + i];
                 }
             }
-            if let Some((ks, vs, _)) = silence {
-                for p in t..total {
-                    for i in 0..hd {
-                        s.k[p * hd + i] = ks[p * d + h * hd + i];
-                        s.vt[i * total + p] = vs[p * d + h * hd + i];
-                    }
+            if let Some((ks, vts, _)) = silence {
+                s.k[t * hd..total * hd].copy_from_slice(&ks[h][t * hd..total * hd]);
+                for i in 0..hd {
+                    let row = i * total;
+                    s.vt[row + t..row + total].copy_from_slice(&vts[h][row + t..row + total]);
                 }
             }
             gemm::matmul_view(isa, &s.q, t, hd, View::F32(&s.k), total, &mut s.scores);

@@ -14,9 +14,9 @@ use crate::ct2::Ct2Model;
 use crate::error::AsrError;
 use crate::gemm::{self, Isa, WeightFormat};
 use crate::mel::{HOP, MelExtractor};
-use crate::pool::ThreadPool;
 use crate::vocab::Vocab;
 use decode::{Decoded, Rules};
+use pocket_kernels::ThreadPool;
 use weights::Weights;
 
 /// `config.json` of a CTranslate2 Whisper folder (fields this crate uses).
@@ -118,7 +118,8 @@ impl Whisper {
             weights,
             vocab,
             rules,
-            pool: ThreadPool::new(threads),
+            pool: ThreadPool::new(threads)
+                .map_err(|e| AsrError::BadConfig(format!("threads = {threads}: {e}")))?,
             isa: gemm::detect(),
             silence: None,
         })

@@ -38,14 +38,10 @@ fn erf(x: f32) -> f32 {
     if x >= 0.0 { e } else { -e }
 }
 
-/// Softmax in place over `x` (max-subtracted).
+/// Softmax in place over `x` (max-subtracted; the vectorized exp of `pocket-kernels`).
 pub fn softmax(x: &mut [f32]) {
     let max = x.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
-    let mut sum = 0.0;
-    for v in x.iter_mut() {
-        *v = (*v - max).exp();
-        sum += *v;
-    }
+    let sum = pocket_kernels::vec::exp_sub(x, max);
     let inv = 1.0 / sum;
     for v in x.iter_mut() {
         *v *= inv;

@@ -71,19 +71,7 @@ impl ThreadPool {
         } else {
             threads
         };
-        let shared = Arc::new(Shared {
-            state: AtomicU64::new(CLOSED),
-            job: UnsafeCell::new(None),
-            shutdown: AtomicBool::new(false),
-            sleepers: AtomicUsize::new(0),
-            lock: Mutex::new(()),
-            wake: Condvar::new(),
-        });
-        let mut pool = ThreadPool {
-            shared,
-            handles: Vec::new(),
-            run_lock: Mutex::new(()),
-        };
+        let mut pool = ThreadPool::single();
         for index in 1..threads {
             let shared = Arc::clone(&pool.shared);
             let handle = std::thread::Builder::new()
@@ -93,6 +81,22 @@ impl ThreadPool {
             pool.handles.push(handle);
         }
         Ok(pool)
+    }
+
+    /// A pool of just the caller (`run` calls the job on the calling thread, with no lock).
+    fn single() -> ThreadPool {
+        ThreadPool {
+            shared: Arc::new(Shared {
+                state: AtomicU64::new(CLOSED),
+                job: UnsafeCell::new(None),
+                shutdown: AtomicBool::new(false),
+                sleepers: AtomicUsize::new(0),
+                lock: Mutex::new(()),
+                wake: Condvar::new(),
+            }),
+            handles: Vec::new(),
+            run_lock: Mutex::new(()),
+        }
     }
 
     /// Threads that may run each job, the caller included.

@@ -4,23 +4,14 @@
 
 use std::sync::Mutex;
 
-use super::ops::{gelu, layer_norm, softmax};
+use super::ops::{gelu, layer_norm};
+use super::silence::{HeadScratch, SilentHead, attend};
 use super::weights::{Linear, Weights};
-use crate::gemm::{self, Isa, View};
+use crate::gemm::{self, Isa};
 use pocket_kernels::ThreadPool;
 
 /// One f32 buffer per layer.
 type PerLayer = Vec<Vec<f32>>;
-
-/// Per-thread scratch of one attention head.
-#[derive(Debug, Default)]
-struct HeadScratch {
-    q: Vec<f32>,
-    k: Vec<f32>,
-    vt: Vec<f32>,
-    scores: Vec<f32>,
-    out: Vec<f32>,
-}
 
 /// Activations of the encoder, sized for the longest input seen so far.
 #[derive(Debug, Default)]
@@ -45,42 +36,17 @@ fn linear(pool: &ThreadPool, isa: Isa, l: &Linear, x: &[f32], m: usize, y: &mut 
     gemm::matmul(pool, isa, x, m, &l.w, l.b.as_deref(), y);
 }
 
-/// Keys and values of a silent 30 s window, per layer and head (keys `[audio_ctx][head_dim]`,
-/// values transposed `[head_dim][audio_ctx]`, the layouts the attention products read, so a
-/// call copies contiguous runs), and the decoder's cross-attention keys/values of its output
-/// (`[audio_ctx][2d]` per decoder layer). With it the encoder runs only the audio positions,
-/// which attend to the silent positions after them as if the 30 s window were there (the
-/// silent positions are not updated by the audio).
+/// A silent 30 s window's keys and values per encoder layer and head (see `silence.rs`), and
+/// the decoder's cross-attention keys/values of its output (`[audio_ctx][2d]` per decoder
+/// layer). With it the encoder runs only the audio positions, which attend to the silent
+/// positions after them as if the 30 s window were there (the silent positions are not
+/// updated by the audio).
 #[derive(Debug)]
 pub struct SilenceContext {
     pub floor: f32,
-    /// `[layer][head]`: keys, `[audio_ctx][head_dim]`.
-    pub k: Vec<Vec<Vec<f32>>>,
-    /// `[layer][head]`: values transposed, `[head_dim][audio_ctx]`.
-    pub vt: Vec<Vec<Vec<f32>>>,
+    /// `[layer][head]`.
+    pub heads: Vec<Vec<SilentHead>>,
     pub cross_kv: Vec<Vec<f32>>,
-}
-
-/// Splits `[positions][d]` rows into per-head `[positions][hd]` blocks, or (`transpose`) per-head
-/// `[hd][positions]` blocks.
-fn per_head(x: &[f32], positions: usize, d: usize, heads: usize, transpose: bool) -> Vec<Vec<f32>> {
-    let hd = d / heads;
-    (0..heads)
-        .map(|h| {
-            let mut out = vec![0f32; positions * hd];
-            for p in 0..positions {
-                for i in 0..hd {
-                    let v = x[p * d + h * hd + i];
-                    if transpose {
-                        out[i * positions + p] = v;
-                    } else {
-                        out[p * hd + i] = v;
-                    }
-                }
-            }
-            out
-        })
-        .collect()
 }
 
 impl SilenceContext {
@@ -96,13 +62,15 @@ impl SilenceContext {
         encode(w, pool, isa, &mel, frames, None, &mut st);
         let (k, v) = st.capture.take().unwrap_or_default();
         let t = dm.audio_ctx;
-        let k = k
+        let hd = dm.d / dm.heads;
+        let heads = k
             .iter()
-            .map(|k| per_head(k, t, dm.d, dm.heads, false))
-            .collect();
-        let vt = v
-            .iter()
-            .map(|v| per_head(v, t, dm.d, dm.heads, true))
+            .zip(&v)
+            .map(|(k, v)| {
+                (0..dm.heads)
+                    .map(|h| SilentHead::build(k, v, t, dm.d, hd, h))
+                    .collect()
+            })
             .collect();
         let cross_kv = w
             .dec
@@ -123,8 +91,7 @@ impl SilenceContext {
             .collect();
         Self {
             floor,
-            k,
-            vt,
+            heads,
             cross_kv,
         }
     }
@@ -210,7 +177,7 @@ pub fn encode(
                     .collect(),
             );
         }
-        let ctx = silence.map(|s| (&s.k[li][..], &s.vt[li][..], dm.audio_ctx));
+        let ctx = silence.map(|s| (&s.heads[li][..], dm.audio_ctx));
         self_attention(
             pool,
             isa,
@@ -247,8 +214,8 @@ pub fn encode(
     st.positions = t;
 }
 
-/// One layer's silent keys and transposed values per head, and the window length.
-type SilentHeads<'a> = (&'a [Vec<f32>], &'a [Vec<f32>], usize);
+/// One layer's silent keys and values per head, and the window length.
+type SilentHeads<'a> = (&'a [SilentHead], usize);
 
 /// Full (non-causal) multi-head attention over `t` positions; `qkv` is `[t][3d]`.
 #[allow(clippy::too_many_arguments)]
@@ -264,8 +231,6 @@ fn self_attention(
     out: &mut Vec<f32>,
 ) {
     let hd = d / heads;
-    // Keys: the t audio positions, then the silent positions t..total of the context.
-    let total = silence.map_or(t, |s| s.2.max(t));
     let scale = 1.0 / (hd as f32).sqrt();
     out.resize(t * d, 0.0);
     let outp = OutPtr(out.as_mut_ptr());
@@ -274,10 +239,8 @@ fn self_attention(
         let mut s = scratch[ti].lock().unwrap_or_else(|e| e.into_inner());
         let s = &mut *s;
         s.q.resize(t * hd, 0.0);
-        s.k.resize(total * hd, 0.0);
-        s.vt.resize(hd * total, 0.0);
-        s.scores.resize(t * total, 0.0);
-        s.out.resize(t * hd, 0.0);
+        s.k.resize(t * hd, 0.0);
+        s.vt.resize(hd * t, 0.0);
         while let Some(claim) = claims.next() {
             let h = claim.start;
             for p in 0..t {
@@ -285,21 +248,14 @@ fn self_attention(
                 for i in 0..hd {
                     s.q[p * hd + i] = row[h * hd + i] * scale;
                     s.k[p * hd + i] = row[d + h * hd + i];
-                    s.vt[i * total + p] = row[2 * d + h * hd + i];
+                    s.vt[i * t + p] = row[2 * d + h * hd + i];
                 }
             }
-            if let Some((ks, vts, _)) = silence {
-                s.k[t * hd..total * hd].copy_from_slice(&ks[h][t * hd..total * hd]);
-                for i in 0..hd {
-                    let row = i * total;
-                    s.vt[row + t..row + total].copy_from_slice(&vts[h][row + t..row + total]);
-                }
-            }
-            gemm::matmul_view(isa, &s.q, t, hd, View::F32(&s.k), total, &mut s.scores);
-            for r in s.scores.chunks_exact_mut(total) {
-                softmax(r);
-            }
-            gemm::matmul_view(isa, &s.scores, t, total, View::F32(&s.vt), hd, &mut s.out);
+            let (silent, ctx) = match silence {
+                Some((heads, ctx)) => (heads.get(h), ctx.max(t)),
+                None => (None, t),
+            };
+            attend(isa, t, hd, ctx, silent, s);
             for p in 0..t {
                 // SAFETY: head h owns columns h*hd..(h+1)*hd of every row; heads are split
                 // between threads without overlap.

@@ -5,6 +5,7 @@ pub mod decode;
 pub mod decoder;
 pub mod encoder;
 mod ops;
+pub mod silence;
 pub mod weights;
 
 use std::path::Path;

@@ -1,14 +1,11 @@
-//! The engines a session runs on, loaded for the chosen settings through the pipeline's adapters:
-//! VAD + Whisper for speech, the chosen language model for replies, the reply segmenter, and the
-//! chosen voice (Piper, or the built-in one).
+//! The engines a session runs on: the pipeline's `load_default` (the same set `pocket talk`
+//! and `pocket converse` use: Silero VAD shared by the detector and the recognizer's stream,
+//! Whisper tiny.en, the chosen language model with the voice chat policy, the reply
+//! segmenter, and Piper or the built-in voice) for the app's settings.
 
-use pocket_assets::{Store, ids};
-use pocket_pipeline::PipelineError;
-use pocket_pipeline::engines::asr::{VadDetector, WhisperTranscriber};
-use pocket_pipeline::engines::default::LANGUAGE_MODELS;
-use pocket_pipeline::engines::llm::LlmChat;
-use pocket_pipeline::engines::tts::{ReplySegmenter, VoiceSpeaker};
-use pocket_pipeline::engines::{EngineError, Engines};
+use pocket_assets::Store;
+use pocket_pipeline::engines::Engines;
+use pocket_pipeline::engines::default::{EngineOptions, load_default};
 
 use crate::error::AppError;
 use crate::settings::{FALLBACK_VOICE, Settings};
@@ -26,63 +23,55 @@ pub struct Loaded {
     pub warnings: Vec<String>,
 }
 
-/// The GGUF file of a language model asset (the pipeline's list of the models it can run).
-fn gguf_name(model: &str) -> Result<&'static str, AppError> {
-    LANGUAGE_MODELS
-        .iter()
-        .find(|(id, _)| *id == model)
-        .map(|(_, file)| *file)
-        .ok_or_else(|| AppError::Settings(format!("unknown model {model:?}")))
+/// How `settings` map onto the pipeline's engine options (audio always arrives in real time:
+/// a microphone, or a file paced like one).
+fn options(settings: &Settings) -> EngineOptions {
+    EngineOptions {
+        threads: THREADS,
+        realtime: true,
+        model: settings.model.clone(),
+        fallback_voice: settings.voice == FALLBACK_VOICE,
+        ..EngineOptions::default()
+    }
 }
 
 /// Loads every engine for `settings` (the model files must be installed).
 pub fn load(store: &Store, settings: &Settings) -> Result<Loaded, AppError> {
-    let failed = |what: &str, e: EngineError| {
-        AppError::Pipeline(PipelineError::Engine(format!("{what}: {e}")))
-    };
-    let whisper = store.require(ids::WHISPER_TINY_EN)?;
-    let transcriber = WhisperTranscriber::load(&whisper, THREADS, true)
-        .map_err(|e| failed("speech recognition", e))?;
-    let gguf = store.require_file(&settings.model, gguf_name(&settings.model)?)?;
-    let chat = LlmChat::load(&gguf, THREADS).map_err(|e| failed("language model", e))?;
-    let mut warnings = Vec::new();
-    let voice: Box<dyn pocket_tts::Voice> = if settings.voice == FALLBACK_VOICE {
-        Box::new(pocket_tts::FallbackVoice::new())
-    } else {
-        let options = pocket_tts::PiperOptions {
-            intra_threads: THREADS,
-            ..Default::default()
-        };
-        let chosen = pocket_tts::choose_default_voice(store, &options);
-        if let Some(why) = chosen.fallback_reason {
-            warnings.push(format!("speaking with the built-in voice: {why}"));
-        }
-        chosen.voice
-    };
-    let voice_name = voice.name().to_string();
+    let loaded = load_default(store, &options(settings))?;
     Ok(Loaded {
-        engines: Engines {
-            detector: Box::new(VadDetector::default()),
-            transcriber: Box::new(transcriber),
-            chat: Box::new(chat),
-            segmenter: Box::new(ReplySegmenter::default()),
-            speaker: Box::new(VoiceSpeaker(voice)),
-        },
-        model: settings.model.clone(),
-        voice: voice_name,
-        warnings,
+        engines: loaded.engines,
+        model: loaded.model,
+        voice: loaded.voice,
+        warnings: loaded.warnings,
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pocket_pipeline::engines::default::LANGUAGE_MODELS;
 
     #[test]
-    fn every_listed_model_has_its_file() {
+    fn every_listed_model_is_one_the_pipeline_loads() {
         for m in crate::settings::MODELS {
-            assert!(gguf_name(m.id).is_ok(), "{}", m.id);
+            assert!(
+                LANGUAGE_MODELS.iter().any(|(id, _)| *id == m.id),
+                "{}",
+                m.id
+            );
         }
-        assert!(gguf_name("nope").is_err());
+    }
+
+    #[test]
+    fn settings_choose_the_model_and_voice() {
+        let s = Settings {
+            model: pocket_assets::ids::QWEN25_CODER.into(),
+            voice: FALLBACK_VOICE.into(),
+            ..Settings::default()
+        };
+        let o = options(&s);
+        assert!(o.fallback_voice && o.realtime && o.threads == THREADS);
+        assert_eq!(o.model, pocket_assets::ids::QWEN25_CODER);
+        assert!(!options(&Settings::default()).fallback_voice);
     }
 }

@@ -40,8 +40,9 @@ pub struct ConverseArgs {
     /// Print nothing but errors.
     #[arg(long)]
     pub quiet: bool,
-    /// After the first segment the LLM waits up to this long for the first audio chunk, so it
-    /// does not starve synthesis on few cores (0 = never wait).
+    /// While synthesis runs with under 1.5 s of reply audio queued (always before the first
+    /// chunk), the LLM pauses, up to this long per wait, so it does not starve synthesis on
+    /// few cores (0 = never pause).
     #[arg(long, default_value_t = 1500)]
     pub first_audio_gate_ms: u64,
     /// Silence that ends a user turn (raise it for clips with long pauses).

@@ -2,7 +2,7 @@
 //! Robotic but needs no download; used when the Piper voice is not installed and in tests.
 
 use crate::error::TtsError;
-use crate::voice::{SegmentSynth, SynthStats, Voice, drive};
+use crate::voice::{Cut, SegmentSynth, SynthStats, Voice, drive};
 use flite_rs::{Engine, Flow};
 use std::ops::ControlFlow;
 use std::sync::atomic::AtomicBool;
@@ -88,6 +88,29 @@ impl Voice for FallbackVoice {
         cancel: &AtomicBool,
         on_chunk: &mut dyn FnMut(&[f32]) -> ControlFlow<()>,
     ) -> Result<SynthStats, TtsError> {
-        drive(&mut self.backend, self.sample_rate, text, cancel, on_chunk)
+        drive(
+            &mut self.backend,
+            self.sample_rate,
+            Cut::Reply,
+            text,
+            cancel,
+            on_chunk,
+        )
+    }
+
+    fn synthesize_piece(
+        &mut self,
+        text: &str,
+        cancel: &AtomicBool,
+        on_chunk: &mut dyn FnMut(&[f32]) -> ControlFlow<()>,
+    ) -> Result<SynthStats, TtsError> {
+        drive(
+            &mut self.backend,
+            self.sample_rate,
+            Cut::Piece,
+            text,
+            cancel,
+            on_chunk,
+        )
     }
 }

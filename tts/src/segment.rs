@@ -232,11 +232,12 @@ fn find_boundary(text: &str, lead: LeadRule, max_chars: usize) -> Option<usize> 
 /// Words that open a phrase (conjunctions, prepositions, auxiliary verbs): a natural place to
 /// end a lead piece before them ("The capital of France | is Paris.").
 fn opens_phrase(word: &str) -> bool {
-    const WORDS: [&str; 39] = [
+    const WORDS: [&str; 51] = [
         "and", "but", "or", "so", "because", "which", "that", "who", "when", "where", "while",
         "if", "to", "for", "with", "in", "on", "at", "from", "about", "into", "than", "after",
-        "before", "is", "are", "was", "were", "has", "have", "had", "can", "could", "will",
-        "would", "should", "may", "might", "lies",
+        "before", "over", "under", "through", "across", "around", "behind", "by", "during",
+        "until", "without", "since", "like", "is", "are", "was", "were", "has", "have", "had",
+        "can", "could", "will", "would", "should", "may", "might", "lies",
     ];
     WORDS.iter().any(|w| w.eq_ignore_ascii_case(word))
 }

@@ -57,10 +57,21 @@ pub trait Voice: Send {
 
     /// Normalizes, segments and speaks `text`, emitting PCM chunks as soon as each is ready.
     ///
-    /// The first chunk is a short first clause so it comes fast; later chunks are sentences.
-    /// `cancel` is checked between chunks, and `on_chunk` returning `Break` stops as well; both
-    /// end the call with `Ok` and `cancelled = true`. Text with nothing speakable emits nothing.
+    /// The first chunk is a two- or three-word phrase so it comes fast, the next a clause;
+    /// later chunks are sentences. `cancel` is checked between chunks, and `on_chunk`
+    /// returning `Break` stops as well; both end the call with `Ok` and `cancelled = true`.
+    /// Text with nothing speakable emits nothing.
     fn synthesize(
+        &mut self,
+        text: &str,
+        cancel: &AtomicBool,
+        on_chunk: &mut dyn FnMut(&[f32]) -> ControlFlow<()>,
+    ) -> Result<SynthStats, TtsError>;
+
+    /// Like [`Voice::synthesize`] for a piece the caller already cut (a streamed reply's
+    /// segment): not split into lead phrases again, only at sentence ends and past the length
+    /// bound.
+    fn synthesize_piece(
         &mut self,
         text: &str,
         cancel: &AtomicBool,
@@ -89,32 +100,38 @@ pub(crate) trait SegmentSynth {
     ) -> Result<ControlFlow<()>, TtsError>;
 }
 
-/// Segmenting for one `synthesize` call: text of several sentences (a whole reply) gets the
-/// reply's lead pieces — a two- or three-word first phrase, then a clause — so its first audio
-/// comes fast; a single sentence or clause (what the pipeline's own segmenter hands over) is
-/// spoken whole, since cutting it again only adds a model run and a seam in the prosody.
-fn front_end_config(text: &str) -> SegmenterConfig {
-    let whole = SegmenterConfig {
-        first_min_words: usize::MAX,
-        first_max_words: 0,
-        second_min_words: 0,
-        second_max_words: 0,
-        ..SegmenterConfig::default()
-    };
-    let mut sentences = Segmenter::new(whole.clone());
-    let count = sentences.push(text).len() + usize::from(sentences.flush().is_some());
-    if count > 1 {
-        SegmenterConfig::default()
-    } else {
-        whole
+/// How a `synthesize` call cuts its text before synthesis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Cut {
+    /// A whole reply: a two- or three-word first phrase, a clause, then sentences, so the
+    /// first audio comes fast.
+    Reply,
+    /// A piece someone already cut (the pipeline's segmenter): only sentence ends and the
+    /// length bound cut it, since cutting it again adds a model run and a seam in the prosody.
+    Piece,
+}
+
+impl Cut {
+    fn config(self) -> SegmenterConfig {
+        match self {
+            Cut::Reply => SegmenterConfig::default(),
+            Cut::Piece => SegmenterConfig {
+                first_min_words: usize::MAX,
+                first_max_words: 0,
+                second_min_words: 0,
+                second_max_words: 0,
+                ..SegmenterConfig::default()
+            },
+        }
     }
 }
 
-/// The shared front end: segments `text` like a streamed reply (short first clause, then
-/// sentences, each bounded in length), normalizes each, and streams the back end's chunks.
+/// The shared front end: segments `text` as `cut` says (each piece bounded in length),
+/// normalizes each, and streams the back end's chunks.
 pub(crate) fn drive(
     backend: &mut dyn SegmentSynth,
     sample_rate: u32,
+    cut: Cut,
     text: &str,
     cancel: &AtomicBool,
     on_chunk: &mut dyn FnMut(&[f32]) -> ControlFlow<()>,
@@ -124,7 +141,7 @@ pub(crate) fn drive(
         sample_rate,
         ..SynthStats::default()
     };
-    let mut segmenter = Segmenter::new(front_end_config(text));
+    let mut segmenter = Segmenter::new(cut.config());
     let mut segments = segmenter.push(text);
     segments.extend(segmenter.flush());
     for segment in &segments {
@@ -163,13 +180,14 @@ mod tests {
 
     #[test]
     fn only_replies_get_lead_pieces() {
-        let one = "Yes, the train leaves at nine, so hurry, it is a long walk to the station.";
-        let cfg = front_end_config(one);
-        assert_eq!(cfg.first_max_words, 0);
-        let mut seg = Segmenter::new(cfg);
-        assert_eq!(seg.push(one).len() + usize::from(seg.flush().is_some()), 1);
-        let reply =
-            front_end_config("Yes, the train leaves at nine. Hurry, or you will miss it today.");
-        assert_eq!(reply, SegmenterConfig::default());
+        let text = "The quick brown fox jumped over the lazy dog and then ran into the woods.";
+        let pieces = |cut: Cut| {
+            let mut seg = Segmenter::new(cut.config());
+            let mut out = seg.push(text);
+            out.extend(seg.flush());
+            out
+        };
+        assert_eq!(pieces(Cut::Piece), vec![text]);
+        assert!(pieces(Cut::Reply).len() > 1);
     }
 }

@@ -20,8 +20,9 @@ impl Speaker for VoiceSpeaker {
         cancel: &AtomicBool,
         on_chunk: &mut dyn FnMut(&[f32]) -> ControlFlow<()>,
     ) -> EngineResult<()> {
+        // The pipeline's segmenter already cut the reply: speak each piece as it is.
         self.0
-            .synthesize(text, cancel, on_chunk)
+            .synthesize_piece(text, cancel, on_chunk)
             .map(|_| ())
             .map_err(EngineError::new)
     }

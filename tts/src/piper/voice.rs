@@ -4,7 +4,7 @@ use super::config::PiperConfig;
 use super::model::PiperModel;
 use crate::error::TtsError;
 use crate::phonemize::Phonemizer;
-use crate::voice::{SegmentSynth, SynthStats, Voice, drive};
+use crate::voice::{Cut, SegmentSynth, SynthStats, Voice, drive};
 use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -178,13 +178,18 @@ impl Voice for PiperVoice {
         cancel: &AtomicBool,
         on_chunk: &mut dyn FnMut(&[f32]) -> ControlFlow<()>,
     ) -> Result<SynthStats, TtsError> {
-        drive(
-            &mut self.backend,
-            self.config.sample_rate,
-            text,
-            cancel,
-            on_chunk,
-        )
+        let rate = self.config.sample_rate;
+        drive(&mut self.backend, rate, Cut::Reply, text, cancel, on_chunk)
+    }
+
+    fn synthesize_piece(
+        &mut self,
+        text: &str,
+        cancel: &AtomicBool,
+        on_chunk: &mut dyn FnMut(&[f32]) -> ControlFlow<()>,
+    ) -> Result<SynthStats, TtsError> {
+        let rate = self.config.sample_rate;
+        drive(&mut self.backend, rate, Cut::Piece, text, cancel, on_chunk)
     }
 }
 

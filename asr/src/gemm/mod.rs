@@ -7,11 +7,13 @@
 //! GEMM here: weight panels are converted and packed once per call into a per-thread buffer
 //! and swept by a 6x16 register-tiled micro-kernel; small `m` (a decoder step) is a GEMV.
 //! Work is claimed dynamically by the threads of the shared pool. Kernels are chosen at run
-//! time (AVX2+FMA+F16C, else the scalar twins in `scalar.rs`); `kernels_parity` tests check
-//! they agree.
+//! time (x86-64: AVX2+FMA+F16C; aarch64: NEON; else the scalar twins in `scalar.rs`);
+//! `kernels_parity` tests check they agree (on aarch64 under qemu: `scripts/cross-check`).
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
+#[cfg(target_arch = "aarch64")]
+mod neon;
 mod scalar;
 
 use std::cell::RefCell;
@@ -148,9 +150,13 @@ pub enum Isa {
     Scalar,
     #[cfg(target_arch = "x86_64")]
     Avx2,
+    /// aarch64: NEON is part of the baseline.
+    #[cfg(target_arch = "aarch64")]
+    Neon,
 }
 
 /// Detects the best kernels for this CPU (once per call site; cheap).
+#[cfg(not(target_arch = "aarch64"))]
 pub fn detect() -> Isa {
     #[cfg(target_arch = "x86_64")]
     {
@@ -162,6 +168,12 @@ pub fn detect() -> Isa {
         }
     }
     Isa::Scalar
+}
+
+/// Detects the best kernels for this CPU: NEON, which every aarch64 CPU has.
+#[cfg(target_arch = "aarch64")]
+pub fn detect() -> Isa {
+    Isa::Neon
 }
 
 /// Rows of the register tile and columns of a packed panel.
@@ -366,7 +378,7 @@ fn f16_to_f32(isa: Isa, src: &[u16], dst: &mut [f32]) {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: Avx2 is only returned by `detect` when AVX2, FMA and F16C are present.
         Isa::Avx2 => unsafe { avx2::f16_to_f32(src, dst) },
-        Isa::Scalar => scalar::f16_to_f32(src, dst),
+        _ => scalar::f16_to_f32(src, dst),
     }
 }
 
@@ -383,6 +395,8 @@ fn micro(
         #[cfg(target_arch = "x86_64")]
         // SAFETY: see `f16_to_f32`; slices are bounds-checked inside before pointer use.
         Isa::Avx2 => unsafe { avx2::micro_6x16(a, lda, rows, kb, panel, tile) },
+        #[cfg(target_arch = "aarch64")]
+        Isa::Neon => neon::micro_6x16(a, lda, rows, kb, panel, tile),
         Isa::Scalar => scalar::micro_6x16(a, lda, rows, kb, panel, tile),
     }
 }
@@ -395,6 +409,8 @@ fn dot_row(isa: Isa, w: View<'_>, j: usize, k: usize, x: &[f32]) -> f32 {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: see `f16_to_f32`.
         (Isa::Avx2, View::F16(v)) => unsafe { avx2::dot_f16(&v[j * k..(j + 1) * k], x) },
+        #[cfg(target_arch = "aarch64")]
+        (Isa::Neon, View::F32(v)) => neon::dot_f32(&v[j * k..(j + 1) * k], x),
         (_, View::F32(v)) => scalar::dot_f32(&v[j * k..(j + 1) * k], x),
         (_, View::F16(v)) => scalar::dot_f16(&v[j * k..(j + 1) * k], x),
     }
@@ -423,6 +439,8 @@ pub fn dot(isa: Isa, a: &[f32], b: &[f32]) -> f32 {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: Avx2 is only returned by `detect` when the features are present.
         Isa::Avx2 => unsafe { avx2::dot_f32(a, b) },
+        #[cfg(target_arch = "aarch64")]
+        Isa::Neon => neon::dot_f32(a, b),
         Isa::Scalar => scalar::dot_f32(a, b),
     }
 }
@@ -433,6 +451,8 @@ pub fn axpy(isa: Isa, a: f32, x: &[f32], y: &mut [f32]) {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: Avx2 is only returned by `detect` when the features are present.
         Isa::Avx2 => unsafe { avx2::axpy(a, x, y) },
+        #[cfg(target_arch = "aarch64")]
+        Isa::Neon => neon::axpy(a, x, y),
         Isa::Scalar => scalar::axpy(a, x, y),
     }
 }

@@ -43,14 +43,7 @@ pub unsafe fn micro_6x16(
     panel: &[f32],
     tile: &mut [f32; MR * NR],
 ) {
-    assert!((1..=MR).contains(&rows) && panel.len() >= kb * NR);
-    assert!(a.len() >= (rows - 1) * lda + kb);
-    // Missing rows alias row 0: computed but never stored.
-    let mut ap = [a.as_ptr(); MR];
-    for (r, p) in ap.iter_mut().enumerate().take(rows) {
-        // SAFETY: r * lda + kb <= a.len() by the assert above.
-        *p = unsafe { a.as_ptr().add(r * lda) };
-    }
+    let ap = super::tile_rows(a, lda, rows, kb, panel);
     let mut c = [[_mm256_setzero_ps(); 2]; MR];
     let pp = panel.as_ptr();
     for kk in 0..kb {

@@ -382,6 +382,19 @@ fn f16_to_f32(isa: Isa, src: &[u16], dst: &mut [f32]) {
     }
 }
 
+/// Checks a micro-kernel call's bounds and returns its `MR` row pointers into `a` (rows past
+/// `rows` alias row 0: computed but never stored). SIMD tiles read `kb` values from each.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+fn tile_rows(a: &[f32], lda: usize, rows: usize, kb: usize, panel: &[f32]) -> [*const f32; MR] {
+    assert!((1..=MR).contains(&rows) && panel.len() >= kb * NR);
+    assert!(a.len() >= (rows - 1) * lda + kb);
+    let mut ap = [a.as_ptr(); MR];
+    for (r, p) in ap.iter_mut().enumerate().take(rows) {
+        *p = a[r * lda..].as_ptr();
+    }
+    ap
+}
+
 fn micro(
     isa: Isa,
     a: &[f32],

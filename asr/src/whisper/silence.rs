@@ -17,26 +17,25 @@ pub struct SilentHead {
     vt: Vec<f32>,
 }
 
-/// Head `h` of `[ctx][d]` rows as `[ctx][hd]` and transposed, `[hd][ctx]`.
-fn split_head(x: &[f32], ctx: usize, d: usize, hd: usize, h: usize) -> (Vec<f32>, Vec<f32>) {
-    let mut plain = vec![0f32; ctx * hd];
-    let mut transposed = vec![0f32; hd * ctx];
+/// Head `h` of `[ctx][d]` rows as `[ctx][hd]`, or (`transpose`) as `[hd][ctx]`.
+fn split_head(x: &[f32], ctx: usize, d: usize, hd: usize, h: usize, transpose: bool) -> Vec<f32> {
+    let mut out = vec![0f32; ctx * hd];
     for p in 0..ctx {
         for i in 0..hd {
-            let v = x[p * d + h * hd + i];
-            plain[p * hd + i] = v;
-            transposed[i * ctx + p] = v;
+            let at = if transpose { i * ctx + p } else { p * hd + i };
+            out[at] = x[p * d + h * hd + i];
         }
     }
-    (plain, transposed)
+    out
 }
 
 impl SilentHead {
     /// Head `h` of a layer's silent keys and values (`[ctx][d]` each).
     pub fn build(k: &[f32], v: &[f32], ctx: usize, d: usize, hd: usize, h: usize) -> Self {
-        let (k, _) = split_head(k, ctx, d, hd, h);
-        let (_, vt) = split_head(v, ctx, d, hd, h);
-        SilentHead { k, vt }
+        SilentHead {
+            k: split_head(k, ctx, d, hd, h, false),
+            vt: split_head(v, ctx, d, hd, h, true),
+        }
     }
 }
 
@@ -63,33 +62,37 @@ pub fn attend(
     silent: Option<&SilentHead>,
     s: &mut HeadScratch,
 ) {
-    s.out.resize(t * hd, 0.0);
-    match silent {
-        None => {
-            s.scores.resize(t * t, 0.0);
-            gemm::matmul_view(isa, &s.q, t, hd, View::F32(&s.k), t, &mut s.scores);
-            for r in s.scores.chunks_exact_mut(t) {
-                softmax(r);
-            }
-            gemm::matmul_view(isa, &s.scores, t, t, View::F32(&s.vt), hd, &mut s.out);
-        }
+    let HeadScratch {
+        q,
+        k: audio_k,
+        vt: audio_vt,
+        scores,
+        out,
+        all_k,
+        all_vt,
+    } = s;
+    // The keys (and transposed values) attended to: the audio's alone, or the audio's
+    // followed by the silent positions t..ctx.
+    let (keys, vals, n) = match silent {
+        None => (&audio_k[..t * hd], &audio_vt[..hd * t], t),
         Some(SilentHead { k, vt }) => {
-            // One key matrix: the audio keys, then silent keys t..ctx (values likewise).
-            s.all_k.resize(ctx * hd, 0.0);
-            s.all_k[..t * hd].copy_from_slice(&s.k[..t * hd]);
-            s.all_k[t * hd..].copy_from_slice(&k[t * hd..ctx * hd]);
-            s.all_vt.resize(hd * ctx, 0.0);
+            all_k.resize(ctx * hd, 0.0);
+            all_k[..t * hd].copy_from_slice(&audio_k[..t * hd]);
+            all_k[t * hd..].copy_from_slice(&k[t * hd..ctx * hd]);
+            all_vt.resize(hd * ctx, 0.0);
             for i in 0..hd {
-                let row = &mut s.all_vt[i * ctx..(i + 1) * ctx];
-                row[..t].copy_from_slice(&s.vt[i * t..(i + 1) * t]);
+                let row = &mut all_vt[i * ctx..(i + 1) * ctx];
+                row[..t].copy_from_slice(&audio_vt[i * t..(i + 1) * t]);
                 row[t..].copy_from_slice(&vt[i * ctx + t..(i + 1) * ctx]);
             }
-            s.scores.resize(t * ctx, 0.0);
-            gemm::matmul_view(isa, &s.q, t, hd, View::F32(&s.all_k), ctx, &mut s.scores);
-            for r in s.scores.chunks_exact_mut(ctx) {
-                softmax(r);
-            }
-            gemm::matmul_view(isa, &s.scores, t, ctx, View::F32(&s.all_vt), hd, &mut s.out);
+            (&all_k[..], &all_vt[..], ctx)
         }
+    };
+    out.resize(t * hd, 0.0);
+    scores.resize(t * n, 0.0);
+    gemm::matmul_view(isa, q, t, hd, View::F32(keys), n, scores);
+    for r in scores.chunks_exact_mut(n) {
+        softmax(r);
     }
+    gemm::matmul_view(isa, scores, t, n, View::F32(vals), hd, out);
 }

@@ -82,32 +82,17 @@ impl Voice for FallbackVoice {
         self.sample_rate
     }
 
-    fn synthesize(
+    fn synthesize_cut(
         &mut self,
         text: &str,
+        cut: Cut,
         cancel: &AtomicBool,
         on_chunk: &mut dyn FnMut(&[f32]) -> ControlFlow<()>,
     ) -> Result<SynthStats, TtsError> {
         drive(
             &mut self.backend,
             self.sample_rate,
-            Cut::Reply,
-            text,
-            cancel,
-            on_chunk,
-        )
-    }
-
-    fn synthesize_piece(
-        &mut self,
-        text: &str,
-        cancel: &AtomicBool,
-        on_chunk: &mut dyn FnMut(&[f32]) -> ControlFlow<()>,
-    ) -> Result<SynthStats, TtsError> {
-        drive(
-            &mut self.backend,
-            self.sample_rate,
-            Cut::Piece,
+            cut,
             text,
             cancel,
             on_chunk,

@@ -36,7 +36,7 @@ pub use piper::config::PiperConfig;
 pub use piper::voice::{PiperOptions, PiperVoice};
 pub use resample::resample;
 pub use segment::{Segmenter, SegmenterConfig};
-pub use voice::{SynthStats, Voice, speak_to_vec};
+pub use voice::{Cut, SynthStats, Voice, speak_to_vec};
 pub use wav::write_wav;
 
 use pocket_assets::{Store, ids};

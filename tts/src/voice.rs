@@ -55,28 +55,38 @@ pub trait Voice: Send {
     /// Rate of the samples `synthesize` emits.
     fn sample_rate(&self) -> u32;
 
-    /// Normalizes, segments and speaks `text`, emitting PCM chunks as soon as each is ready.
-    ///
-    /// The first chunk is a two- or three-word phrase so it comes fast, the next a clause;
-    /// later chunks are sentences. `cancel` is checked between chunks, and `on_chunk`
-    /// returning `Break` stops as well; both end the call with `Ok` and `cancelled = true`.
-    /// Text with nothing speakable emits nothing.
+    /// Normalizes `text`, cuts it as `cut` says and speaks it, emitting PCM chunks as soon as
+    /// each is ready. `cancel` is checked between chunks, and `on_chunk` returning `Break`
+    /// stops as well; both end the call with `Ok` and `cancelled = true`. Text with nothing
+    /// speakable emits nothing.
+    fn synthesize_cut(
+        &mut self,
+        text: &str,
+        cut: Cut,
+        cancel: &AtomicBool,
+        on_chunk: &mut dyn FnMut(&[f32]) -> ControlFlow<()>,
+    ) -> Result<SynthStats, TtsError>;
+
+    /// Speaks a whole reply ([`Cut::Reply`]): the first chunk is a two- or three-word phrase
+    /// so it comes fast, the next a clause; later chunks are sentences.
     fn synthesize(
         &mut self,
         text: &str,
         cancel: &AtomicBool,
         on_chunk: &mut dyn FnMut(&[f32]) -> ControlFlow<()>,
-    ) -> Result<SynthStats, TtsError>;
+    ) -> Result<SynthStats, TtsError> {
+        self.synthesize_cut(text, Cut::Reply, cancel, on_chunk)
+    }
 
-    /// Like [`Voice::synthesize`] for a piece the caller already cut (a streamed reply's
-    /// segment): not split into lead phrases again, only at sentence ends and past the length
-    /// bound.
+    /// Speaks a piece the caller already cut ([`Cut::Piece`], a streamed reply's segment).
     fn synthesize_piece(
         &mut self,
         text: &str,
         cancel: &AtomicBool,
         on_chunk: &mut dyn FnMut(&[f32]) -> ControlFlow<()>,
-    ) -> Result<SynthStats, TtsError>;
+    ) -> Result<SynthStats, TtsError> {
+        self.synthesize_cut(text, Cut::Piece, cancel, on_chunk)
+    }
 }
 
 /// Synthesizes `text` and returns all samples (for files and tests).
@@ -102,7 +112,7 @@ pub(crate) trait SegmentSynth {
 
 /// How a `synthesize` call cuts its text before synthesis.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Cut {
+pub enum Cut {
     /// A whole reply: a two- or three-word first phrase, a clause, then sentences, so the
     /// first audio comes fast.
     Reply,

@@ -172,24 +172,15 @@ impl Voice for PiperVoice {
         self.config.sample_rate
     }
 
-    fn synthesize(
+    fn synthesize_cut(
         &mut self,
         text: &str,
+        cut: Cut,
         cancel: &AtomicBool,
         on_chunk: &mut dyn FnMut(&[f32]) -> ControlFlow<()>,
     ) -> Result<SynthStats, TtsError> {
         let rate = self.config.sample_rate;
-        drive(&mut self.backend, rate, Cut::Reply, text, cancel, on_chunk)
-    }
-
-    fn synthesize_piece(
-        &mut self,
-        text: &str,
-        cancel: &AtomicBool,
-        on_chunk: &mut dyn FnMut(&[f32]) -> ControlFlow<()>,
-    ) -> Result<SynthStats, TtsError> {
-        let rate = self.config.sample_rate;
-        drive(&mut self.backend, rate, Cut::Piece, text, cancel, on_chunk)
+        drive(&mut self.backend, rate, cut, text, cancel, on_chunk)
     }
 }
 

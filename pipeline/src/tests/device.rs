@@ -4,7 +4,8 @@
 //! assistant, and a clip played into the sink is heard as a user turn.
 //!
 //! `scripts/test` starts PulseAudio with the null sink and sets `POCKET_AUDIO_TEST=null-sink`;
-//! without it the test says so and passes (it would play noise on a developer's speakers).
+//! without it the test says so and passes (it would play noise on a developer's speakers),
+//! except in CI (`CI=true`), where it fails.
 
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
@@ -45,6 +46,11 @@ fn wait_for(
 #[test]
 fn device_loop_on_the_default_devices() {
     if std::env::var("POCKET_AUDIO_TEST").as_deref() != Ok("null-sink") {
+        // In CI the real device path must run; a missing null sink is a failure there.
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI=true but POCKET_AUDIO_TEST is not null-sink: the PulseAudio null sink did not come up"
+        );
         println!("skipped: run through scripts/test (sets up a PulseAudio null sink)");
         return;
     }

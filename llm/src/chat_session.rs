@@ -1,10 +1,12 @@
 //! A chat conversation over one [`Session`]. The session keeps a token transcript of the
 //! conversation exactly as it was run (generated replies as their own tokens), so a new turn
 //! appends only its ChatML suffix and runs just those tokens: the system prompt and earlier
-//! turns are computed once. When the context would overflow, the oldest turns are dropped
-//! and the history is rendered afresh (the part before the first changed token is kept).
-//! Replies stream as speakable text; an interrupted reply can be cut back to what the user
-//! heard.
+//! turns are computed once. Which earlier turns the model sees is a [`HistoryPolicy`]; when
+//! turns must go (the policy, or a full context), the oldest are removed from the transcript
+//! and from the KV cache in place ([`Session::remove`]), never by running the kept turns
+//! again, so a turn costs the same at turn 200 as at turn 20. The new user turn is never
+//! dropped. Replies stream as speakable text; an interrupted reply can be cut back to what
+//! the user heard.
 
 use std::ops::ControlFlow;
 use std::sync::Arc;
@@ -12,7 +14,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::LlmError;
-use crate::chat::{ChatOptions, ChatTemplate, Message, Role};
+use crate::chat::history::{turns_to_drop, user_turn_starts};
+use crate::chat::{ChatOptions, ChatTemplate, HistoryPolicy, Message, Role};
 use crate::generate::{StopReason, TextStream, generate};
 use crate::model::Model;
 use crate::sampler::{Sampler, SamplerConfig};
@@ -32,6 +35,8 @@ pub struct SessionConfig {
     pub thinking: bool,
     /// Longest reply, in tokens.
     pub max_reply_tokens: usize,
+    /// Which earlier turns the model sees.
+    pub history: HistoryPolicy,
 }
 
 impl Default for SessionConfig {
@@ -43,6 +48,7 @@ impl Default for SessionConfig {
             sampler: SamplerConfig::default(),
             thinking: false,
             max_reply_tokens: 512,
+            history: HistoryPolicy::AllThatFit,
         }
     }
 }
@@ -70,7 +76,7 @@ pub struct ReplyOutcome {
     pub cancelled: bool,
     /// Prompt tokens run this turn (those not already in the cache).
     pub prefill_tokens: usize,
-    /// Earlier turns dropped to make room in the context.
+    /// Earlier turns dropped before this one (the history policy, or room in the context).
     pub dropped_turns: usize,
     pub timings: ReplyTimings,
 }
@@ -87,6 +93,9 @@ pub struct ChatSession {
     cfg: SessionConfig,
     prompt: String,
     tokens: Vec<u32>,
+    /// The new turn's ChatML suffix (closing the last reply, the user turn, the generation
+    /// prompt), before it joins `tokens`.
+    suffix: Vec<u32>,
     /// The conversation as run: system, turns, the last reply's tokens. Empty = render anew.
     transcript: Vec<u32>,
     /// Where the last reply's tokens start in `transcript` (it ends with that reply, open).
@@ -121,6 +130,7 @@ impl ChatSession {
             cfg,
             prompt: String::new(),
             tokens: Vec::new(),
+            suffix: Vec::new(),
             transcript: Vec::new(),
             reply_start: None,
             generated: Vec::new(),
@@ -137,32 +147,31 @@ impl ChatSession {
         &self.session
     }
 
-    /// Runs the system prompt now, so the first reply only runs the user's words.
+    /// Runs the system prompt (and any history) now, so the first reply only runs the
+    /// user's words.
     pub fn prime(&mut self) -> Result<usize, LlmError> {
         if !self.transcript.is_empty() {
             return Ok(0);
         }
-        self.render(false);
-        let tokens = std::mem::take(&mut self.tokens);
+        self.render_transcript(self.history.len());
+        let tokens = std::mem::take(&mut self.transcript);
         let r = self.sync_cache(&tokens, &AtomicBool::new(false));
-        self.transcript.clone_from(&tokens);
-        self.reply_start = None;
-        self.tokens = tokens;
+        self.transcript = tokens;
         r
     }
 
     /// Runs a likely next user turn through the model ahead of time (e.g. the recognizer's
     /// early transcript while it waits to be sure the user has stopped), without adding it to
     /// the history. A [`reply`](Self::reply) to the same words then only runs its last token;
-    /// to other words it reuses the common prefix. Does nothing (returns 0) before
-    /// [`prime`](Self::prime) or when the turn would need older turns dropped. Returns the
-    /// tokens run.
+    /// to other words it reuses the common prefix. Old turns the history policy drops before
+    /// that turn are dropped now. Does nothing (returns 0) before [`prime`](Self::prime) or
+    /// when the turn cannot fit. Returns the tokens run.
     pub fn prefill_user(
         &mut self,
         user_text: &str,
         cancel: &AtomicBool,
     ) -> Result<usize, LlmError> {
-        if !self.append_turn(user_text) {
+        if self.transcript.is_empty() || self.make_room(user_text).is_err() {
             return Ok(0);
         }
         let tokens = std::mem::take(&mut self.tokens);
@@ -182,20 +191,11 @@ impl ChatSession {
         on_piece: &mut dyn FnMut(&str) -> ControlFlow<()>,
     ) -> Result<ReplyOutcome, LlmError> {
         let start = Instant::now();
+        if self.transcript.is_empty() {
+            self.render_transcript(self.history.len());
+        }
+        let dropped = self.make_room(user_text)?;
         self.history.push(Message::user(user_text));
-        let dropped = if self.append_turn(user_text) {
-            0
-        } else {
-            let backup = self.history.clone();
-            match self.fit_context() {
-                Ok(d) => d,
-                Err(e) => {
-                    self.history = backup;
-                    self.history.pop();
-                    return Err(e);
-                }
-            }
-        };
         let tokens = std::mem::take(&mut self.tokens);
         let prefilled = self.sync_cache(&tokens, cancel);
         let prompt_len = tokens.len();
@@ -292,12 +292,85 @@ impl ChatSession {
         self.reply_start = None;
     }
 
-    /// Builds `self.tokens` = transcript + the new user turn + generation prompt, if there is
-    /// a transcript and the result leaves room for a reply. `false`: render the history anew.
-    fn append_turn(&mut self, user_text: &str) -> bool {
-        if self.transcript.is_empty() {
-            return false;
+    /// Gets the transcript ready for a turn of `user_text`: drops the oldest turns the
+    /// history policy (or the context's room) asks to, from the transcript, the history and
+    /// the KV cache alike, and builds `self.tokens` = transcript + the new turn's suffix.
+    /// Returns how many turns were dropped; on `ContextFull` (the turn does not fit even
+    /// alone) nothing has changed.
+    fn make_room(&mut self, user_text: &str) -> Result<usize, LlmError> {
+        self.build_suffix(user_text);
+        let capacity = self.session.capacity();
+        let reserve = self.cfg.max_reply_tokens.min(capacity / 2).max(1);
+        let starts = self.turn_starts();
+        let len = self.transcript.len();
+        let incoming = self.suffix.len();
+        let drop = turns_to_drop(self.cfg.history, &starts, len, incoming, reserve, capacity)
+            .ok_or(LlmError::ContextFull {
+                tokens: starts.first().map_or(len, |&s| s) + incoming + reserve,
+                max: capacity,
+            })?;
+        if drop > 0 {
+            let from = starts[0];
+            let to = starts.get(drop).copied().unwrap_or(len);
+            self.drop_span(from, to, drop);
+            // The dropped turns may have taken the open reply with them.
+            self.build_suffix(user_text);
         }
+        self.tokens.clone_from(&self.transcript);
+        self.tokens.extend_from_slice(&self.suffix);
+        Ok(drop)
+    }
+
+    /// Removes `transcript[from..to]`, the oldest `turns` user turns with their replies, from
+    /// the transcript, the history and the cache (in place, keys re-rotated: nothing is run).
+    fn drop_span(&mut self, from: usize, to: usize, turns: usize) {
+        let cached = common_prefix(self.session.tokens(), &self.transcript);
+        if cached >= to && self.session.remove(from, to).is_ok() {
+            self.session.truncate(cached - (to - from));
+        } else {
+            self.session.truncate(cached.min(from));
+        }
+        self.transcript.drain(from..to);
+        self.reply_start = self
+            .reply_start
+            .and_then(|r| r.checked_sub(to - from).filter(|_| r >= to));
+        let users = self
+            .history
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.role == Role::User)
+            .map(|(i, _)| i);
+        let upto = users.clone().nth(turns).unwrap_or(self.history.len());
+        self.history.drain(..upto);
+    }
+
+    /// Where each user turn starts in the transcript.
+    fn turn_starts(&self) -> Vec<usize> {
+        let model = self.session.model();
+        let tokenizer = model.tokenizer();
+        let Some(im_start) = tokenizer.token_id("<|im_start|>") else {
+            return Vec::new();
+        };
+        // The header's text may span several tokens (byte-level vocabularies).
+        const HEADER: &[u8] = b"user\n";
+        user_turn_starts(&self.transcript, im_start, |next| {
+            let mut spelled = Vec::with_capacity(HEADER.len() + 8);
+            for &id in next {
+                let Ok(piece) = tokenizer.piece(id, true) else {
+                    return false;
+                };
+                spelled.extend_from_slice(piece);
+                if spelled.len() >= HEADER.len() {
+                    break;
+                }
+            }
+            spelled.starts_with(HEADER)
+        })
+    }
+
+    /// The ChatML suffix of a new user turn into `self.suffix`: the open reply's end (if
+    /// any), the user turn, the generation prompt.
+    fn build_suffix(&mut self, user_text: &str) {
         self.prompt.clear();
         if self.reply_start.is_some() {
             self.prompt.push_str("<|im_end|>\n");
@@ -307,74 +380,39 @@ impl ChatSession {
         self.prompt.push_str("<|im_end|>\n");
         self.template
             .generation_prompt_into(self.cfg.thinking, &mut self.prompt);
-        self.tokens.clone_from(&self.transcript);
+        self.suffix.clear();
         let model = self.session.model().clone();
         model
             .tokenizer()
-            .encode_into(&self.prompt, false, true, &mut self.tokens);
-        let capacity = self.session.capacity();
-        let reserve = self.cfg.max_reply_tokens.min(capacity / 2).max(1);
-        self.tokens.len() + reserve <= capacity
+            .encode_into(&self.prompt, false, true, &mut self.suffix);
     }
 
-    /// Renders system + history (+ the generation prompt) into `self.prompt` / `self.tokens`.
-    fn render(&mut self, generation_prompt: bool) {
+    /// Renders the system prompt and the first `messages` of the history (every reply
+    /// closed) into the transcript.
+    fn render_transcript(&mut self, messages: usize) {
         self.prompt.clear();
-        let mut messages: Vec<Message> = Vec::with_capacity(self.history.len() + 1);
+        let mut all: Vec<Message> = Vec::with_capacity(messages + 1);
         if let Some(s) = &self.system {
-            messages.push(Message::system(s.clone()));
+            all.push(Message::system(s.clone()));
         }
-        messages.extend(self.history.iter().cloned());
+        all.extend(self.history[..messages].iter().cloned());
         let opts = ChatOptions {
-            add_generation_prompt: generation_prompt,
+            add_generation_prompt: false,
             enable_thinking: self.cfg.thinking,
         };
-        self.template.render_into(&messages, opts, &mut self.prompt);
-        self.tokens.clear();
+        self.template.render_into(&all, opts, &mut self.prompt);
+        self.transcript.clear();
         let model = self.session.model().clone();
         model
             .tokenizer()
-            .encode_into(&self.prompt, true, true, &mut self.tokens);
-    }
-
-    /// Renders the prompt, dropping the oldest turns until it leaves room for a reply.
-    /// Returns how many turns were dropped.
-    fn fit_context(&mut self) -> Result<usize, LlmError> {
-        let capacity = self.session.capacity();
-        let reserve = self.cfg.max_reply_tokens.min(capacity / 2).max(1);
-        let mut dropped = 0;
-        loop {
-            self.render(true);
-            if self.tokens.len() + reserve <= capacity {
-                return Ok(dropped);
-            }
-            // Keep the newest (user) turn; drop the oldest user turn and what follows it up
-            // to the next user turn.
-            if self.history.len() <= 1 {
-                return Err(LlmError::ContextFull {
-                    tokens: self.tokens.len() + reserve,
-                    max: capacity,
-                });
-            }
-            let next_user = self.history[1..]
-                .iter()
-                .position(|m| m.role == Role::User)
-                .map_or(1, |i| i + 1);
-            self.history.drain(..next_user);
-            dropped += 1;
-        }
+            .encode_into(&self.prompt, true, true, &mut self.transcript);
+        self.reply_start = None;
     }
 
     /// Makes the cache hold `tokens`: keeps the common prefix, runs the rest in batches
     /// (checking `cancel` between them). Returns how many tokens were run.
     fn sync_cache(&mut self, tokens: &[u32], cancel: &AtomicBool) -> Result<usize, LlmError> {
-        let common = self
-            .session
-            .tokens()
-            .iter()
-            .zip(tokens)
-            .take_while(|(a, b)| a == b)
-            .count();
+        let common = common_prefix(self.session.tokens(), tokens);
         // Re-run at least the last token so the logits belong to this prompt.
         let keep = common.min(tokens.len().saturating_sub(1));
         self.session.truncate(keep);
@@ -388,4 +426,9 @@ impl ChatSession {
         }
         Ok(ran)
     }
+}
+
+/// How many leading tokens `a` and `b` share.
+fn common_prefix(a: &[u32], b: &[u32]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
 }

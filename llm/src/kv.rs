@@ -7,7 +7,7 @@ use half::f16;
 use half::slice::HalfBitsSliceExt;
 
 use crate::LlmError;
-use crate::config::ModelConfig;
+use crate::config::{ModelConfig, RopeStyle};
 
 pub(crate) struct KvCache {
     /// f16 bits (allocated as `u16` so the allocation is zeroed lazily by the OS).
@@ -88,12 +88,65 @@ impl KvCache {
             }
         }
     }
+
+    /// Removes positions `start..end` of the `len` in use: later positions move down by
+    /// `end - start`, their keys rotated back by that many positions (RoPE rotations compose,
+    /// so a key computed at `p` becomes the key at `p - delta` without running the model;
+    /// llama.cpp's context shift does the same). Values just move. The caller checks
+    /// `start <= end <= len <= capacity`.
+    pub fn remove(&mut self, cfg: &ModelConfig, start: usize, end: usize, len: usize) {
+        let (hd, cap, delta) = (self.head_dim, self.capacity, end - start);
+        let moved = len - end;
+        if delta == 0 {
+            return;
+        }
+        let (cos, sin) = shift_angles(cfg, delta);
+        let pairs = cfg.rope_dims / 2;
+        for layer in 0..self.data.len() / (2 * self.n_kv * self.head_len()) {
+            for h in 0..self.n_kv {
+                let o = self.offset(layer, true, h);
+                let values = &mut self.data[o..o + cap * hd];
+                values.copy_within(end * hd..len * hd, start * hd);
+                let o = self.offset(layer, false, h);
+                let keys = &mut self.data[o..o + hd * cap];
+                for d in 0..hd {
+                    keys.copy_within(d * cap + end..d * cap + len, d * cap + start);
+                }
+                for i in 0..pairs {
+                    let (j0, j1) = match cfg.rope_style {
+                        RopeStyle::Adjacent => (2 * i, 2 * i + 1),
+                        RopeStyle::Neox => (i, i + pairs),
+                    };
+                    let (c, s) = (cos[i], sin[i]);
+                    for p in start..start + moved {
+                        let a = f16::from_bits(keys[j0 * cap + p]).to_f32();
+                        let b = f16::from_bits(keys[j1 * cap + p]).to_f32();
+                        keys[j0 * cap + p] = f16::from_f32(a * c + b * s).to_bits();
+                        keys[j1 * cap + p] = f16::from_f32(b * c - a * s).to_bits();
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// cos/sin of the rotation by `delta` positions for every rotated pair: pair `i` turns by
+/// `freq_scale * delta * base^(-2i/rope_dims)` per the forward pass's RoPE.
+fn shift_angles(cfg: &ModelConfig, delta: usize) -> (Vec<f32>, Vec<f32>) {
+    let pairs = cfg.rope_dims / 2;
+    let theta_scale = f64::from(cfg.rope_base).powf(-2.0 / cfg.rope_dims as f64);
+    (0..pairs)
+        .map(|i| {
+            let a = f64::from(cfg.rope_freq_scale) * delta as f64 * theta_scale.powi(i as i32);
+            (a.cos() as f32, a.sin() as f32)
+        })
+        .unzip()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{Arch, RopeStyle};
+    use crate::config::Arch;
 
     #[test]
     fn written_keys_and_values_read_back() {

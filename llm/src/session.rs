@@ -1,7 +1,8 @@
 //! A low-level inference session: one model, a thread pool, an f16 KV cache and preallocated
 //! activations. Tokens are appended with [`Session::prefill`] (batched) or
 //! [`Session::decode`] (one at a time); the cache keeps every position until
-//! [`Session::truncate`], so a caller can reuse a shared prefix and only run new tokens.
+//! [`Session::truncate`], so a caller can reuse a shared prefix and only run new tokens, or
+//! [`Session::remove`], which drops a range in the middle (a conversation's oldest turns).
 
 use std::sync::Arc;
 
@@ -162,8 +163,90 @@ impl Session {
         self.tokens.truncate(len);
     }
 
+    /// Removes positions `start..end` from the cache without running the model: later
+    /// positions move down (their keys re-rotated), so a conversation can drop its oldest
+    /// turns at the cost of a memory move. Fails on a range outside the positions in use.
+    pub fn remove(&mut self, start: usize, end: usize) -> Result<(), LlmError> {
+        if start > end || end > self.tokens.len() {
+            return Err(LlmError::InvalidSession {
+                reason: format!(
+                    "cannot remove positions {start}..{end} of {}",
+                    self.tokens.len()
+                ),
+            });
+        }
+        self.kv
+            .remove(self.model.config(), start, end, self.tokens.len());
+        self.tokens.drain(start..end);
+        Ok(())
+    }
+
     /// Forgets everything.
     pub fn clear(&mut self) {
         self.tokens.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::LoadOptions;
+    use crate::gguf::GgufFile;
+    use crate::synth::{SynthQuant, SynthShape, synth_bytes};
+
+    fn tiny() -> Arc<Model> {
+        let bytes = synth_bytes(SynthShape::TinyQwen3, SynthQuant::Q8_0, 5).expect("synth");
+        Model::from_gguf(
+            GgufFile::from_bytes(bytes).expect("gguf"),
+            LoadOptions::default(),
+        )
+        .expect("model")
+    }
+
+    fn session(model: &Arc<Model>) -> Session {
+        let opts = SessionOptions {
+            context: 64,
+            threads: 1,
+            batch: 16,
+        };
+        Session::new(model.clone(), opts).expect("session")
+    }
+
+    /// Layer 0's keys and values depend only on each token and its position, so after
+    /// removing a span they must equal those of a session that never saw it: values exactly
+    /// (moved), keys up to f16 rounding (re-rotated by the shift).
+    #[test]
+    fn removed_positions_leave_the_cache_of_a_session_that_never_had_them() {
+        let model = tiny();
+        let (a, b, c): (Vec<u32>, Vec<u32>, Vec<u32>) =
+            ((1..9).collect(), (100..121).collect(), (300..317).collect());
+        let mut slid = session(&model);
+        slid.prefill(&[a.clone(), b.clone(), c.clone()].concat())
+            .expect("prefill");
+        slid.remove(a.len(), a.len() + b.len()).expect("remove");
+        assert_eq!(slid.tokens(), [a.clone(), c.clone()].concat());
+        let mut fresh = session(&model);
+        fresh
+            .prefill(&[a.clone(), c.clone()].concat())
+            .expect("prefill");
+        let cfg = model.config();
+        let (n, cap) = (a.len() + c.len(), slid.capacity());
+        let mut worst = 0f32;
+        for h in 0..cfg.n_kv_heads {
+            let (vs, vf) = (slid.kv.values(0, h), fresh.kv.values(0, h));
+            assert_eq!(vs[..n * cfg.head_dim], vf[..n * cfg.head_dim]);
+            let (ks, kf) = (slid.kv.keys_t(0, h), fresh.kv.keys_t(0, h));
+            for d in 0..cfg.head_dim {
+                for p in 0..n {
+                    let (x, y) = (ks[d * cap + p].to_f32(), kf[d * cap + p].to_f32());
+                    worst = worst.max((x - y).abs() / (1.0 + y.abs()));
+                }
+            }
+        }
+        assert!(worst < 4e-3, "re-rotated keys differ by {worst}");
+        // And the session goes on from there.
+        slid.decode(5).expect("decode");
+        assert_eq!(slid.len(), n + 1);
+        assert!(slid.remove(3, 2).is_err() && slid.remove(0, n + 2).is_err());
     }
 }

@@ -1,13 +1,14 @@
 //! ChatSession behaviour on a tiny random qwen3 written by the crate's own writer: the KV of
 //! earlier turns is reused, replies stream and stop on cancellation within one token, an
-//! interrupted reply can be cut to what was heard, and a full context drops old turns or
-//! gives an error, never a panic.
+//! interrupted reply can be cut to what was heard, and a full context drops old turns (in
+//! place, without running the kept ones again; never the new turn) or gives an error, never
+//! a panic; the history policy bounds what the model sees.
 
 use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use pocket_llm::chat::Role;
+use pocket_llm::chat::{HistoryPolicy, Role};
 use pocket_llm::gguf::GgufFile;
 use pocket_llm::sampler::SamplerConfig;
 use pocket_llm::synth::{SynthQuant, SynthShape, synth_bytes};
@@ -30,6 +31,7 @@ fn config(ctx: usize) -> SessionConfig {
         sampler: SamplerConfig::greedy(),
         thinking: false,
         max_reply_tokens: 8,
+        history: HistoryPolicy::AllThatFit,
     }
 }
 
@@ -190,4 +192,128 @@ fn full_context_drops_old_turns_or_errors() {
         before,
         "a rejected turn leaves the history alone"
     );
+}
+
+/// The text of the newest user turn in the cache: what the model answers.
+fn last_user_turn(chat: &ChatSession) -> String {
+    let model = chat.session().model().clone();
+    let text = model
+        .tokenizer()
+        .decode_with(chat.session().tokens(), true)
+        .expect("decode");
+    const HEADER: &str = "<|im_start|>user\n";
+    let at = text.rfind(HEADER).expect("a user turn") + HEADER.len();
+    let end = text[at..].find("<|im_end|>").map_or(text.len(), |e| at + e);
+    text[at..end].to_string()
+}
+
+#[test]
+fn a_full_context_slides_without_running_the_kept_turns_again() {
+    let mut chat = ChatSession::new(tiny(), config(256)).expect("chat");
+    let never = AtomicBool::new(false);
+    let mut slides = 0;
+    let mut max_prefill = 0;
+    for i in 0..60 {
+        let question = format!("Question {i}: say the word number {i}.");
+        let out = chat.reply(&question, &never, &mut go()).expect("reply");
+        assert_eq!(
+            last_user_turn(&chat),
+            question,
+            "turn {i} answers its own question"
+        );
+        assert!(chat.session().len() <= chat.session().capacity());
+        if out.dropped_turns > 0 {
+            slides += 1;
+            // Dropping at once down to half the context: several turns at a time.
+            assert!(
+                out.dropped_turns >= 2,
+                "turn {i} dropped {}",
+                out.dropped_turns
+            );
+            assert!(
+                chat.session().len() <= 256 / 2 + 40,
+                "{}",
+                chat.session().len()
+            );
+        }
+        if i > 0 {
+            // Beyond its own words: the ChatML headers and the last reply's unrun token.
+            let own = chat
+                .session()
+                .model()
+                .tokenizer()
+                .encode(&question, false)
+                .len();
+            max_prefill = max_prefill.max(out.prefill_tokens.saturating_sub(own));
+        }
+        // The history and the transcript agree: user and assistant alternate, newest last.
+        let h = chat.history();
+        assert_eq!(h.len() % 2, 0);
+        assert_eq!(h[h.len() - 2].content, question);
+    }
+    assert!(slides >= 3, "the window moved {slides} times");
+    assert!(slides <= 20, "the window moved {slides} times: too often");
+    // Every turn ran only its own suffix, before and after the window moved (the kept half
+    // of the window, over 100 tokens, was never run again).
+    assert!(
+        max_prefill < 40,
+        "a turn prefilled {max_prefill} tokens beyond its words"
+    );
+}
+
+#[test]
+fn a_slid_window_answers_like_the_cache_would_if_the_turns_were_never_there() {
+    // Dropping turns in place keeps the system prompt's cache and the kept turns' tokens: the
+    // transcript after a slide is exactly system + kept turns + the new turn.
+    let never = AtomicBool::new(false);
+    let mut chat = ChatSession::new(
+        tiny(),
+        SessionConfig {
+            history: HistoryPolicy::LastTurns(1),
+            ..config(1024)
+        },
+    )
+    .expect("chat");
+    for q in ["First question?", "Second question?", "Third question?"] {
+        chat.reply(q, &never, &mut go()).expect("reply");
+    }
+    let h = chat.history();
+    assert_eq!(h.len(), 4, "one earlier exchange and the newest");
+    assert_eq!(h[0].content, "Second question?");
+    assert_eq!(h[2].content, "Third question?");
+    let model = chat.session().model().clone();
+    let text = model
+        .tokenizer()
+        .decode_with(chat.session().tokens(), true)
+        .expect("decode");
+    assert!(
+        text.starts_with(
+            "<|im_start|>system\nYou are a test.<|im_end|>\n<|im_start|>user\nSecond question?"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("First question"), "{text}");
+}
+
+#[test]
+fn last_zero_asks_every_question_afresh() {
+    let never = AtomicBool::new(false);
+    let fresh_cfg = SessionConfig {
+        history: HistoryPolicy::LastTurns(0),
+        ..config(1024)
+    };
+    let mut chat = ChatSession::new(tiny(), fresh_cfg.clone()).expect("chat");
+    chat.reply("Something else first.", &never, &mut go())
+        .expect("reply");
+    let second = chat
+        .reply("What is the time?", &never, &mut go())
+        .expect("reply");
+    assert_eq!(second.dropped_turns, 1);
+    let mut alone = ChatSession::new(tiny(), fresh_cfg).expect("chat");
+    let first = alone
+        .reply("What is the time?", &never, &mut go())
+        .expect("reply");
+    // Same prompt, and the system prompt's cache is the same computation: same reply.
+    assert_eq!(second.text, first.text);
+    assert_eq!(chat.history().len(), 2);
 }

@@ -1,9 +1,12 @@
 //! Chat prompts and reply filtering: ChatML templating (system/user/assistant turns,
 //! generation prompt, Qwen3's thinking switch) and a streaming filter that removes
-//! `<think>...</think>` content from generated text, so it is never spoken.
+//! `<think>...</think>` content from generated text, so it is never spoken; the history
+//! policy (which earlier turns the model sees).
 
+pub(crate) mod history;
 mod template;
 mod think;
 
+pub use history::HistoryPolicy;
 pub use template::{ChatOptions, ChatTemplate, Message, Role, strip_think};
 pub use think::ThinkFilter;

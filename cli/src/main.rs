@@ -23,6 +23,8 @@ enum Command {
     Assets(cmd::assets::AssetsCommand),
     /// Chat with the language model in the terminal (streaming; `-p` for one prompt).
     Chat(cmd::chat::ChatArgs),
+    /// Text questions (one per line) through the voice loop's chat; a JSON line per answer.
+    Ask(cmd::ask::AskArgs),
     /// LLM engine tools: `bench` (prefill/decode speed, memory), `synth` (random models).
     #[command(subcommand)]
     Llm(cmd::llm::LlmCommand),
@@ -43,6 +45,7 @@ fn main() -> std::process::ExitCode {
     let result = match cli.command {
         Command::Assets(c) => cmd::assets::run(c),
         Command::Chat(a) => cmd::chat::run(a),
+        Command::Ask(a) => cmd::ask::run(a),
         Command::Llm(c) => cmd::llm::run(c),
         Command::Demo(a) => cmd::demo::run(a),
         Command::Converse(a) => cmd::converse::run(a),

@@ -5,6 +5,7 @@ use ringbuf::traits::Split;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 use crate::PipelineError;
 use crate::actor::asr::Asr;
@@ -140,6 +141,12 @@ impl MicSender {
             }
         }
         true
+    }
+
+    /// The pipeline clock's time now: what a sample pushed at this moment is stamped with
+    /// (a file source records when a clip's true speech end went in).
+    pub fn now(&self) -> Duration {
+        self.clock.now()
     }
 
     /// Frames dropped because the loop was behind.

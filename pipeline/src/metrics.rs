@@ -7,7 +7,11 @@ use serde::{Deserialize, Serialize};
 /// (e.g. the turn was interrupted while thinking).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TurnMetrics {
-    /// The user's last voiced sample.
+    /// When the user's speech truly ended, where the source knows it (a clip's last speech
+    /// sample going in); not a stage: the VAD's `speech_end` is the loop's own estimate.
+    #[serde(default)]
+    pub true_speech_end: Option<f64>,
+    /// The user's last voiced sample (as the VAD saw it).
     pub speech_end: Option<f64>,
     /// The endpointer fired.
     pub eou: Option<f64>,
@@ -27,6 +31,11 @@ impl TurnMetrics {
     /// `first_audio - speech_end`: what the user feels.
     pub fn first_audio_latency(&self) -> Option<f64> {
         Some(self.first_audio? - self.speech_end?)
+    }
+
+    /// `first_audio - true_speech_end`: what the user feels, from the true end of speech.
+    pub fn true_first_audio_latency(&self) -> Option<f64> {
+        Some(self.first_audio? - self.true_speech_end?)
     }
 
     /// `first_audio - eou`: what the engines cost.
@@ -88,6 +97,9 @@ pub struct TurnRecord {
     pub metrics: TurnMetrics,
     pub first_audio_latency_ms: Option<f64>,
     pub response_latency_ms: Option<f64>,
+    /// First-audio latency from the true end of speech, where known.
+    #[serde(default)]
+    pub true_first_audio_latency_ms: Option<f64>,
 }
 
 /// P50/P90 of one quantity over a run.
@@ -119,6 +131,10 @@ impl Percentiles {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Report {
     pub turns: Vec<TurnRecord>,
+    /// From the true end of speech (`first_audio - true_speech_end`), for turns whose source
+    /// knew it (see [`Report::attach_true_speech_ends`]).
+    #[serde(default)]
+    pub true_first_audio_latency_ms: Option<Percentiles>,
     pub first_audio_latency_ms: Option<Percentiles>,
     pub response_latency_ms: Option<Percentiles>,
     /// P50/P90 of each stage (see `TurnMetrics::stages`).
@@ -151,6 +167,7 @@ impl Report {
             })
             .collect();
         Self {
+            true_first_audio_latency_ms: None,
             first_audio_latency_ms: Percentiles::of(&first),
             response_latency_ms: Percentiles::of(&resp),
             stages_ms,
@@ -158,6 +175,32 @@ impl Report {
             underruns,
             turns,
         }
+    }
+}
+
+impl Report {
+    /// Gives each turn the true end of speech (ms, pipeline clock) of the input it answers:
+    /// the nearest of `ends` to the VAD's `speech_end`, within 1.5 s (an input that made no
+    /// turn matches none). Then reports first-audio latency from those ends.
+    pub fn attach_true_speech_ends(&mut self, ends: &[f64]) {
+        for t in &mut self.turns {
+            let Some(vad) = t.metrics.speech_end else {
+                continue;
+            };
+            let nearest = ends
+                .iter()
+                .copied()
+                .min_by(|a, b| (a - vad).abs().total_cmp(&(b - vad).abs()))
+                .filter(|e| (e - vad).abs() <= 1500.0);
+            t.metrics.true_speech_end = nearest;
+            t.true_first_audio_latency_ms = t.metrics.true_first_audio_latency();
+        }
+        let values: Vec<f64> = self
+            .turns
+            .iter()
+            .filter_map(|t| t.true_first_audio_latency_ms)
+            .collect();
+        self.true_first_audio_latency_ms = Percentiles::of(&values);
     }
 }
 

@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::Args;
+use pocket_llm::chat::HistoryPolicy;
 use pocket_llm::sampler::SamplerConfig;
 use pocket_llm::{ChatSession, Model, ReplyOutcome, SessionConfig};
 
@@ -43,6 +44,9 @@ pub struct ChatArgs {
     /// Let Qwen3-style models think first (the thoughts are not shown).
     #[arg(long)]
     pub think: bool,
+    /// Which earlier turns the model sees: all (that fit), last:N exchanges, tokens:N.
+    #[arg(long, default_value = "all")]
+    pub history: HistoryPolicy,
 }
 
 pub fn run(a: ChatArgs) -> Result<()> {
@@ -62,6 +66,7 @@ pub fn run(a: ChatArgs) -> Result<()> {
         sampler,
         thinking: a.think,
         max_reply_tokens: a.max_tokens,
+        history: a.history,
     };
     let mut chat = ChatSession::new(model, cfg)?;
     let cancel = AtomicBool::new(false);

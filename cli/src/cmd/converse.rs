@@ -5,7 +5,8 @@
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use pocket_assets::Store;
-use pocket_pipeline::audio::file::{FileSink, Pace, TurnOutcome, converse};
+use pocket_llm::chat::HistoryPolicy;
+use pocket_pipeline::audio::file::{ClipTurn, FileSink, Pace, TurnOutcome, converse_timed};
 use pocket_pipeline::audio::wav;
 use pocket_pipeline::engines::default::{EngineOptions, load_default};
 use pocket_pipeline::{Event, Pipeline, PipelineConfig, Report, Stamped};
@@ -48,6 +49,48 @@ pub struct ConverseArgs {
     /// Silence that ends a user turn (raise it for clips with long pauses).
     #[arg(long, default_value_t = 400)]
     pub end_silence_ms: u64,
+    #[command(flatten)]
+    pub chat: ChatChoice,
+}
+
+/// The chat model and its history policy, shared by `converse`, `talk` and `demo`.
+#[derive(Args, Clone, Debug)]
+pub struct ChatChoice {
+    /// The language model: an asset id (smollm2-135m-instruct, qwen2.5-coder-0.5b-instruct)
+    /// or the path of a GGUF file (llama, qwen2 or qwen3).
+    #[arg(long, default_value = pocket_assets::ids::SMOLLM2)]
+    pub model: String,
+    /// Which earlier turns the model sees: all (that fit), last:N exchanges, tokens:N.
+    #[arg(long)]
+    pub history: Option<HistoryPolicy>,
+    /// Replace the voice system prompt (for tuning).
+    #[arg(long)]
+    pub system_prompt: Option<String>,
+    /// Replace the repetition penalty (1 = none; for tuning).
+    #[arg(long)]
+    pub repeat_penalty: Option<f32>,
+}
+
+impl ChatChoice {
+    /// Engine options for this choice (the rest default).
+    pub fn engine_options(&self, threads: usize, realtime: bool) -> EngineOptions {
+        let mut opts = EngineOptions {
+            threads,
+            realtime,
+            model: self.model.clone(),
+            ..EngineOptions::default()
+        };
+        if let Some(h) = self.history {
+            opts.chat.history = h;
+        }
+        if let Some(p) = &self.system_prompt {
+            opts.chat.system_prompt.clone_from(p);
+        }
+        if let Some(r) = self.repeat_penalty {
+            opts.chat.sampler.repeat_penalty = r;
+        }
+        opts
+    }
 }
 
 pub fn run(args: ConverseArgs) -> Result<()> {
@@ -70,11 +113,9 @@ pub fn run_with(store: &Store, args: &ConverseArgs) -> Result<Report> {
         .iter()
         .map(|p| wav::read_mono(p, 16_000).with_context(|| format!("reading {}", p.display())))
         .collect::<Result<Vec<_>>>()?;
-    let opts = EngineOptions {
-        threads: args.threads,
-        realtime: pace == Pace::Realtime,
-        ..EngineOptions::default()
-    };
+    let opts = args
+        .chat
+        .engine_options(args.threads, pace == Pace::Realtime);
     let loaded = load_default(store, &opts)?;
     for w in &loaded.warnings {
         eprintln!("note: {w}");
@@ -105,29 +146,65 @@ pub fn run_with(store: &Store, args: &ConverseArgs) -> Result<Report> {
     let rate = ports.output_rate;
     let sink = FileSink::spawn(ports.speaker, rate, pace)?;
     let mut mic = ports.mic;
-    let outcomes = converse(&mut mic, &handle, &clips, pace, Duration::from_secs(120));
+    let outcomes = converse_timed(&mut mic, &handle, &clips, pace, Duration::from_secs(120));
     let said = sink.finish();
-    let report = handle.report();
+    let mut report = handle.report();
     handle.shutdown();
     drop(mic);
     pipeline.shutdown();
     let _ = printer.join();
     let outcomes = outcomes?;
     for (i, o) in outcomes.iter().enumerate() {
-        if *o != TurnOutcome::Answered && !quiet {
-            eprintln!("turn {}: {o:?} ({})", i + 1, args.inputs[i].display());
+        if o.outcome != TurnOutcome::Answered && !quiet {
+            eprintln!(
+                "turn {}: {:?} ({})",
+                i + 1,
+                o.outcome,
+                args.inputs[i].display()
+            );
         }
+    }
+    if pace == Pace::Realtime {
+        let ends: Vec<f64> = outcomes
+            .iter()
+            .filter_map(|o| o.true_speech_end_ms)
+            .collect();
+        report.attach_true_speech_ends(&ends);
     }
     wav::write_mono(&args.output, &said, rate)?;
     if let Some(path) = &args.report {
-        write_report(path, &report)?;
+        write_report(path, &report, &args.inputs, &outcomes)?;
     }
     Ok(report)
 }
 
-fn write_report(path: &Path, report: &Report) -> Result<()> {
-    let json = serde_json::to_string_pretty(report)?;
-    std::fs::write(path, json).with_context(|| format!("writing {}", path.display()))
+/// The pipeline's report plus `inputs`: each input file, how its turn ended, and (for
+/// answered ones, in order) the number of the turn that answered it.
+fn write_report(
+    path: &Path,
+    report: &Report,
+    inputs: &[PathBuf],
+    outcomes: &[ClipTurn],
+) -> Result<()> {
+    let mut json = serde_json::to_value(report)?;
+    let mut turn = 0u64;
+    let rows: Vec<serde_json::Value> = inputs
+        .iter()
+        .zip(outcomes)
+        .map(|(path, o)| {
+            let answered = o.outcome == TurnOutcome::Answered;
+            turn += u64::from(answered);
+            serde_json::json!({
+                "path": path.display().to_string(),
+                "outcome": format!("{:?}", o.outcome),
+                "turn": answered.then_some(turn),
+                "true_speech_end_ms": o.true_speech_end_ms,
+            })
+        })
+        .collect();
+    json["inputs"] = rows.into();
+    let text = serde_json::to_string_pretty(&json)?;
+    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
 }
 
 /// Prints one event the way `talk`, `converse` and `demo` show the conversation.
@@ -178,6 +255,9 @@ pub fn print_summary(r: &Report) {
         ),
         None => println!("{name:<24} -"),
     };
+    if r.true_first_audio_latency_ms.is_some() {
+        p("first-audio (true end)", &r.true_first_audio_latency_ms);
+    }
     p("first-audio latency", &r.first_audio_latency_ms);
     p("response latency", &r.response_latency_ms);
     for (name, v) in &r.stages_ms {

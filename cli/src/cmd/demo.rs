@@ -1,13 +1,26 @@
-//! `pocket demo`: the README's main command. Fetches the default models and the test audio,
-//! then holds a spoken conversation on sample clips (jfk.wav and spoken commands) through the
-//! whole voice loop, printing what was heard, the streamed reply and the latency of each turn.
+//! `pocket demo`: the README's main command. Fetches the default models, speaks a few real
+//! questions with the built-in voice (not the assistant's Piper voice), and holds a spoken
+//! conversation on them through the whole voice loop with the product's default settings,
+//! printing what was heard, the streamed reply and the latency table.
 
-use anyhow::Result;
-use clap::Args;
-use pocket_assets::{Store, ids};
+use std::ops::ControlFlow;
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
 
-use super::converse::{ConverseArgs, PaceArg, print_summary, run_with};
+use anyhow::{Context, Result};
+use clap::Args;
+use pocket_assets::Store;
+use pocket_tts::{FallbackVoice, Voice};
+
+use super::converse::{ChatChoice, ConverseArgs, PaceArg, print_summary, run_with};
+
+/// What the demo asks: everyday questions with one right answer.
+pub const DEMO_QUESTIONS: [&str; 4] = [
+    "What is the capital of France?",
+    "How many days are there in a week?",
+    "What do bees make?",
+    "Which planet do we live on?",
+];
 
 #[derive(Args)]
 pub struct DemoArgs {
@@ -20,6 +33,8 @@ pub struct DemoArgs {
     /// Where to write the latency report.
     #[arg(long, default_value = "pocket-demo-report.json")]
     pub report: PathBuf,
+    #[command(flatten)]
+    pub chat: ChatChoice,
 }
 
 pub fn run(args: DemoArgs) -> Result<()> {
@@ -27,18 +42,15 @@ pub fn run(args: DemoArgs) -> Result<()> {
     super::assets::fetch(
         &store,
         &super::assets::FetchArgs {
-            sets: vec!["default".into(), "test-audio".into()],
+            sets: vec!["default".into()],
             ids: vec![],
             quiet: true,
         },
     )?;
-    let inputs = vec![
-        store.require_file(ids::JFK, "jfk.wav")?,
-        store.require_file(ids::CARDS, "001.wav")?,
-        store.require_file(ids::CARDS, "003.wav")?,
-    ];
+    let dir = tempfile::tempdir().context("a folder for the spoken questions")?;
+    let inputs = speak_questions(&DEMO_QUESTIONS, dir.path())?;
     println!(
-        "Pocket Voice demo: {} spoken turns through ASR → LLM → TTS\n",
+        "Pocket Voice demo: {} questions, spoken by the built-in voice, through ASR → LLM → TTS\n",
         inputs.len()
     );
     let report = run_with(
@@ -55,8 +67,10 @@ pub fn run(args: DemoArgs) -> Result<()> {
             threads: 2,
             quiet: false,
             first_audio_gate_ms: 1500,
-            // jfk.wav pauses for over a second between its phrases.
-            end_silence_ms: 1500,
+            end_silence_ms: pocket_pipeline::EndpointConfig::default()
+                .end_silence
+                .as_millis() as u64,
+            chat: args.chat.clone(),
         },
     )?;
     print_summary(&report);
@@ -66,4 +80,26 @@ pub fn run(args: DemoArgs) -> Result<()> {
         args.report.display()
     );
     Ok(())
+}
+
+/// Speaks each question with the built-in (flite) voice into a 16 kHz WAV in `dir`, with
+/// half a second of silence before and after, as a person at a microphone would.
+fn speak_questions(questions: &[&str], dir: &std::path::Path) -> Result<Vec<PathBuf>> {
+    let mut voice = FallbackVoice::new();
+    let rate = voice.sample_rate();
+    let pad = vec![0.0f32; rate as usize / 2];
+    let mut out = Vec::new();
+    for (i, q) in questions.iter().enumerate() {
+        let mut pcm = pad.clone();
+        voice.synthesize(q, &AtomicBool::new(false), &mut |chunk| {
+            pcm.extend_from_slice(chunk);
+            ControlFlow::Continue(())
+        })?;
+        pcm.extend_from_slice(&pad);
+        let path = dir.join(format!("question-{i}.wav"));
+        let pcm = pocket_tts::resample(&pcm, rate, 16_000)?;
+        pocket_tts::write_wav(&path, &pcm, 16_000)?;
+        out.push(path);
+    }
+    Ok(out)
 }

@@ -1,5 +1,6 @@
 //! One module per `pocket` subcommand.
 
+pub mod ask;
 pub mod assets;
 pub mod chat;
 pub mod converse;

@@ -5,11 +5,11 @@ use anyhow::Result;
 use clap::Args;
 use pocket_assets::Store;
 use pocket_pipeline::audio::device::{DeviceAudio, default_output_rate};
-use pocket_pipeline::engines::default::{EngineOptions, load_default};
+use pocket_pipeline::engines::default::load_default;
 use pocket_pipeline::{Pipeline, PipelineConfig};
 use std::io::BufRead;
 
-use super::converse::{print_event, print_summary};
+use super::converse::{ChatChoice, print_event, print_summary};
 
 #[derive(Args)]
 pub struct TalkArgs {
@@ -19,17 +19,13 @@ pub struct TalkArgs {
     /// Turn echo cancellation off (headphones).
     #[arg(long)]
     pub no_echo_cancel: bool,
+    #[command(flatten)]
+    pub chat: ChatChoice,
 }
 
 pub fn run(args: TalkArgs) -> Result<()> {
     let store = Store::open_default()?;
-    let loaded = load_default(
-        &store,
-        &EngineOptions {
-            threads: args.threads,
-            ..EngineOptions::default()
-        },
-    )?;
+    let loaded = load_default(&store, &args.chat.engine_options(args.threads, true))?;
     for w in &loaded.warnings {
         eprintln!("note: {w}");
     }

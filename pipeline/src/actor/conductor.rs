@@ -318,6 +318,7 @@ impl Conductor {
             heard,
             first_audio_latency_ms: m.first_audio_latency(),
             response_latency_ms: m.response_latency(),
+            true_first_audio_latency_ms: m.true_first_audio_latency(),
             metrics: m,
         };
         let mut out = self.lock_outbox();

@@ -118,6 +118,29 @@ pub fn converse(
     pace: Pace,
     turn_timeout: Duration,
 ) -> Result<Vec<TurnOutcome>, PipelineError> {
+    Ok(converse_timed(mic, handle, clips, pace, turn_timeout)?
+        .into_iter()
+        .map(|c| c.outcome)
+        .collect())
+}
+
+/// One clip's turn in [`converse_timed`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClipTurn {
+    pub outcome: TurnOutcome,
+    /// When the clip's last speech sample ([`speech_end_sample`]) went into the microphone,
+    /// in ms on the pipeline clock: the true end of speech (at real-time pace).
+    pub true_speech_end_ms: Option<f64>,
+}
+
+/// [`converse`], also returning when each clip's speech truly ended.
+pub fn converse_timed(
+    mic: &mut MicSender,
+    handle: &PipelineHandle,
+    clips: &[Vec<f32>],
+    pace: Pace,
+    turn_timeout: Duration,
+) -> Result<Vec<ClipTurn>, PipelineError> {
     let events = handle.subscribe();
     let silence = [0.0f32; 160];
     let mut outcomes = Vec::new();
@@ -125,8 +148,22 @@ pub fn converse(
         // Drain what earlier turns left behind.
         while events.try_recv().is_ok() {}
         let mut feeder = Feeder::new(pace);
+        let end = speech_end_sample(clip);
+        let mut true_end = None;
+        let mut at = 0;
         for chunk in clip.chunks(160) {
-            feeder.feed(mic, chunk)?;
+            match end {
+                Some(e) if (at..at + chunk.len()).contains(&e) => {
+                    let (head, tail) = chunk.split_at(e - at + 1);
+                    feeder.feed(mic, head)?;
+                    true_end = Some(mic.now().as_secs_f64() * 1e3);
+                    if !tail.is_empty() {
+                        feeder.feed(mic, tail)?;
+                    }
+                }
+                _ => feeder.feed(mic, chunk)?,
+            }
+            at += chunk.len();
         }
         // Then silence until the turn is over.
         let started = Instant::now();
@@ -179,12 +216,41 @@ pub fn converse(
                 break TurnOutcome::NoSpeech;
             }
         };
-        outcomes.push(outcome);
+        outcomes.push(ClipTurn {
+            outcome,
+            true_speech_end_ms: true_end,
+        });
         for _ in 0..30 {
             feeder.feed(mic, &silence)?;
         }
     }
     Ok(outcomes)
+}
+
+/// The index of a clean clip's last speech sample: the end of the last 5 ms window whose RMS
+/// is within 40 dB of the clip's loudest window. Meant for clips with silence around the
+/// speech (synthesized or studio-recorded), where it is the true end; `None` for silence.
+pub fn speech_end_sample(clip: &[f32]) -> Option<usize> {
+    const WINDOW: usize = 80;
+    let rms: Vec<f32> = clip
+        .chunks(WINDOW)
+        .map(|w| (w.iter().map(|x| x * x).sum::<f32>() / w.len() as f32).sqrt())
+        .collect();
+    let loudest = rms.iter().copied().fold(0.0f32, f32::max);
+    if loudest < 1e-4 {
+        return None;
+    }
+    let last = rms.iter().rposition(|&r| r >= loudest * 0.01)?;
+    // Within the window, the last sample above the same level.
+    let from = last * WINDOW;
+    let to = (from + WINDOW).min(clip.len());
+    let floor = loudest * 0.01;
+    Some(
+        (from..to)
+            .rev()
+            .find(|&i| clip[i].abs() >= floor)
+            .unwrap_or(to - 1),
+    )
 }
 
 /// Pushes audio at the chosen pace.

@@ -31,7 +31,7 @@ pub struct EngineOptions {
     /// faster-than-real-time runs, where those decodes would only add work: the final is then
     /// decoded once, after the endpoint.
     pub realtime: bool,
-    /// The chat model's asset id (one of [`LANGUAGE_MODELS`]).
+    /// The chat model: an asset id (one of [`LANGUAGE_MODELS`]) or a GGUF file's path.
     pub model: String,
     /// Speak with the built-in voice even if Piper is installed.
     pub fallback_voice: bool,
@@ -52,6 +52,26 @@ impl Default for EngineOptions {
     }
 }
 
+/// The GGUF file of `model`: one of [`LANGUAGE_MODELS`]' asset ids (installed in `store`),
+/// or a path to any GGUF file (llama, qwen2 or qwen3; the model loader names what else is
+/// unsupported).
+pub fn model_file(store: &Store, model: &str) -> Result<std::path::PathBuf, PipelineError> {
+    if let Some((id, file)) = LANGUAGE_MODELS.iter().find(|(id, _)| *id == model) {
+        return store
+            .require_file(id, file)
+            .map_err(|e| PipelineError::Engine(e.to_string()));
+    }
+    let path = std::path::Path::new(model);
+    if path.is_file() {
+        return Ok(path.to_path_buf());
+    }
+    let ids: Vec<&str> = LANGUAGE_MODELS.iter().map(|(id, _)| *id).collect();
+    Err(PipelineError::Engine(format!(
+        "unknown language model {model:?}: give an asset id ({}) or the path of a GGUF file",
+        ids.join(", ")
+    )))
+}
+
 /// The loaded engines and what they turned out to be.
 pub struct LoadedEngines {
     pub engines: Engines,
@@ -59,7 +79,7 @@ pub struct LoadedEngines {
     pub voice_rate: u32,
     /// The voice's name (the built-in one's if Piper could not load).
     pub voice: String,
-    /// The chat model's asset id.
+    /// The chat model (asset id or path, as asked for).
     pub model: String,
     /// Which speech detector runs: "silero" or "earshot".
     pub vad: &'static str,
@@ -93,12 +113,7 @@ pub fn load_default(store: &Store, opts: &EngineOptions) -> Result<LoadedEngines
         "earshot"
     };
 
-    let file = LANGUAGE_MODELS
-        .iter()
-        .find(|(id, _)| *id == opts.model)
-        .map(|(_, f)| *f)
-        .ok_or_else(|| PipelineError::Engine(format!("unknown language model {:?}", opts.model)))?;
-    let gguf = store.require_file(&opts.model, file).map_err(missing)?;
+    let gguf = model_file(store, &opts.model)?;
     let chat = LlmChat::load_with(
         &gguf,
         VoiceChatConfig {

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
+use pocket_llm::chat::HistoryPolicy;
 use pocket_llm::sampler::SamplerConfig;
 use pocket_llm::{ChatSession, Model, SessionConfig};
 
@@ -29,6 +30,8 @@ pub struct VoiceChatConfig {
     pub max_sentences: usize,
     /// KV-cache positions; older turns are dropped when the conversation outgrows it.
     pub context: usize,
+    /// Which earlier turns the model sees.
+    pub history: HistoryPolicy,
     /// Compute threads.
     pub threads: usize,
 }
@@ -48,6 +51,7 @@ impl Default for VoiceChatConfig {
             max_reply_tokens: 64,
             max_sentences: 2,
             context: 2048,
+            history: HistoryPolicy::AllThatFit,
             threads: 2,
         }
     }
@@ -86,6 +90,7 @@ impl LlmChat {
             sampler: cfg.sampler,
             thinking: false,
             max_reply_tokens: cfg.max_reply_tokens,
+            history: cfg.history,
         };
         Ok(Self {
             chat: ChatSession::new(model, session).map_err(EngineError::new)?,

@@ -1,0 +1,146 @@
+//! A 200-turn spoken conversation on the real default engines (Whisper, the default chat
+//! model with its voice policy and history, Piper) at fast pace: every turn asks for a
+//! different word ("Say the word apple."), so a reply that says it provably answers its own
+//! turn, not an earlier one. The context overflows and the window slides more than once; the
+//! cost of a turn stays flat (response latency P90 over turns 150-200 within 1.3x of turns
+//! 1-50, plus a small allowance for timer noise on a shared CI machine).
+
+use std::ops::ControlFlow;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use pocket_tts::Voice;
+
+use crate::audio::file::{FileSink, Pace, TurnOutcome, converse};
+use crate::config::PipelineConfig;
+use crate::engines::default::{EngineOptions, load_default};
+use crate::handle::Pipeline;
+use crate::metrics::Percentiles;
+
+/// 200 everyday words, each a turn's answer.
+const WORDS: &str = "apple banana carrot table window garden river mountain pencil rabbit \
+orange guitar candle pillow bottle basket hammer ladder mirror jacket bread butter cheese \
+coffee cookie dinner forest island jungle kitten lemon melon monkey onion parrot peanut \
+pepper pirate planet potato puppy rocket salad school shadow silver spider spoon \
+summer sunset teacher tiger tomato tractor turtle violin wallet winter yellow zebra anchor \
+bamboo beach blanket bridge bubble button camera castle cherry circle cloud copper cotton \
+dragon engine farmer feather flower garlic ginger glove honey horse jelly kettle \
+kitchen letter lizard magnet marble meadow mitten needle noodle ocean olive oyster paddle \
+palace panda paper pebble pickle pigeon pizza pocket puzzle rainbow ribbon saddle sailor \
+shovel singer sister soccer spinach statue sugar sweater thunder ticket toaster towel \
+trumpet tunnel velvet village wagon walnut water whistle wizard wolf yogurt acorn almond \
+arrow badge bagel barrel beaver biscuit blossom bucket cabbage cactus camel canoe carpet \
+cereal clover compass cricket crystal cupcake daisy desert donkey \
+eagle elbow falcon fiddle goose harbor helmet hippo igloo jaguar kayak koala lantern \
+lobster mango muffin napkin nickel orchard otter pancake peach pelican \
+penguin pillar plum pony pumpkin radish robot salmon scarf seal sheep \
+shrimp skunk sparrow squirrel stool swan tulip";
+
+fn heard_word(user_text: &str) -> Option<String> {
+    user_text
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .rfind(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+}
+
+#[test]
+fn two_hundred_turns_each_answer_their_own_question_at_flat_cost() {
+    let words: Vec<&str> = WORDS.split_whitespace().collect();
+    assert_eq!(words.len(), 200);
+    // The questions, spoken by the built-in voice (not the assistant's Piper voice).
+    let mut speaker = pocket_tts::FallbackVoice::new();
+    let rate = speaker.sample_rate();
+    let clips: Vec<Vec<f32>> = words
+        .iter()
+        .map(|w| {
+            let mut pcm = vec![0.0f32; rate as usize / 4];
+            speaker
+                .synthesize(
+                    &format!("Say the word {w}."),
+                    &AtomicBool::new(false),
+                    &mut |c| {
+                        pcm.extend_from_slice(c);
+                        ControlFlow::Continue(())
+                    },
+                )
+                .expect("speaks");
+            pcm.extend(std::iter::repeat_n(0.0, rate as usize / 4));
+            pocket_tts::resample(&pcm, rate, 16_000).expect("resamples")
+        })
+        .collect();
+
+    let store = pocket_assets::Store::open_default().expect("store");
+    let loaded = load_default(
+        &store,
+        &EngineOptions {
+            threads: 2,
+            realtime: false,
+            ..EngineOptions::default()
+        },
+    )
+    .expect("default engines load (pocket assets fetch)");
+    let out_rate = loaded.voice_rate;
+    let config = PipelineConfig {
+        output_rate: out_rate,
+        echo_cancel: false,
+        ..PipelineConfig::default()
+    };
+    let (pipeline, ports) = Pipeline::start(loaded.engines, config).expect("starts");
+    let handle = pipeline.handle();
+    let sink = FileSink::spawn(ports.speaker, out_rate, Pace::Fast).expect("sink");
+    let mut mic = ports.mic;
+    let outcomes = converse(
+        &mut mic,
+        &handle,
+        &clips,
+        Pace::Fast,
+        Duration::from_secs(120),
+    )
+    .expect("turns");
+    drop(sink.finish());
+    let report = handle.report();
+    drop(mic);
+    pipeline.shutdown();
+
+    let answered = outcomes
+        .iter()
+        .filter(|o| **o == TurnOutcome::Answered)
+        .count();
+    assert_eq!(answered, 200, "every turn is answered: {outcomes:?}");
+    assert_eq!(report.turns.len(), 200);
+    // The recognizer heard the asked word, and the reply says the word it heard.
+    let mut heard_right = 0;
+    let mut said_it = 0;
+    for (t, w) in report.turns.iter().zip(&words) {
+        let heard = heard_word(&t.user_text).unwrap_or_default();
+        heard_right += usize::from(heard == *w);
+        let says = t.reply_text.to_ascii_lowercase().contains(&heard) && !heard.is_empty();
+        said_it += usize::from(says);
+        if !says {
+            println!(
+                "turn {}: heard {:?}, replied {:?}",
+                t.turn, t.user_text, t.reply_text
+            );
+        }
+    }
+    println!("heard the asked word in {heard_right}/200, said the heard word in {said_it}/200");
+    assert!(heard_right >= 180, "heard {heard_right}/200");
+    assert!(
+        said_it >= 190,
+        "said the word it was asked in {said_it}/200 turns"
+    );
+
+    let p90 = |range: std::ops::Range<usize>| {
+        let v: Vec<f64> = report.turns[range]
+            .iter()
+            .filter_map(|t| t.response_latency_ms)
+            .collect();
+        Percentiles::of(&v).expect("latencies").p90
+    };
+    let (early, late) = (p90(0..50), p90(150..200));
+    println!("response latency P90: turns 1-50 {early:.0} ms, turns 150-200 {late:.0} ms");
+    assert!(
+        late <= early * 1.3 + 30.0,
+        "turns 150-200 P90 {late:.0} ms vs turns 1-50 {early:.0} ms"
+    );
+}

@@ -214,10 +214,17 @@ impl DecoderState {
                     sc.resize(t, 0.0);
                 }
                 while let Some(hs) = claims.next() {
+                    let hd = d / heads;
                     for i in 0..b {
-                        // SAFETY: thread ti writes only the columns of its heads in row i.
-                        let out =
-                            unsafe { std::slice::from_raw_parts_mut(attn.get().add(i * d), d) };
+                        // SAFETY: the claimed heads' columns of row i lie inside `attn`
+                        // (`hs.end <= heads`, `i < b <= MAX_BATCH`) and belong to this thread
+                        // alone: claims are disjoint, so no two threads borrow one value.
+                        let out = unsafe {
+                            std::slice::from_raw_parts_mut(
+                                attn.get().add(i * d + hs.start * hd),
+                                hs.len() * hd,
+                            )
+                        };
                         attend_heads(
                             isa,
                             &q[i * d..(i + 1) * d],
@@ -290,7 +297,8 @@ fn embed_row(isa: Isa, m: &Matrix, j: usize, out: &mut [f32]) {
     gemm::row_f32(isa, m, j, out);
 }
 
-/// Attention of one query row (the heads in `which`) over `n` cached positions. Self-attention keys are
+/// Attention of one query row (the heads in `which`) over `n` cached positions, into `out`:
+/// the columns of those heads only (`which.len() * head_dim` values). Self-attention keys are
 /// laid out `[n][d]`; cross-attention keys `[heads][n][head_dim]` (`head_major`).
 #[allow(clippy::too_many_arguments)]
 fn attend_heads(
@@ -308,6 +316,7 @@ fn attend_heads(
 ) {
     let hd = d / heads;
     let scale = 1.0 / (hd as f32).sqrt();
+    let first = which.start;
     for h in which {
         let qh = &q[h * hd..(h + 1) * hd];
         let key = |p: usize| {
@@ -323,7 +332,7 @@ fn attend_heads(
             *sv = gemm::dot(isa, qh, &k[at..at + hd]) * scale;
         }
         softmax(s);
-        let o = &mut out[h * hd..(h + 1) * hd];
+        let o = &mut out[(h - first) * hd..(h - first + 1) * hd];
         o.fill(0.0);
         for (p, &pw) in s.iter().enumerate() {
             let at = key(p);

@@ -18,6 +18,7 @@ mod scalar;
 
 use std::cell::RefCell;
 
+use crate::error::AsrError;
 use pocket_kernels::repack::PackedBytes;
 use pocket_kernels::{ChunkCounter, DType, MatmulScratch, ThreadPool, Weights};
 
@@ -191,7 +192,8 @@ thread_local! {
     static SCRATCH: RefCell<Option<MatmulScratch>> = const { RefCell::new(None) };
 }
 
-/// `y[m][n] = x[m][k] . w[n][k] + bias[n]` on the pool.
+/// `y[m][n] = x[m][k] . w[n][k] + bias[n]` on the pool. Fails only when a pool job
+/// panicked ([`AsrError::Kernel`]); `y` is then incomplete.
 pub fn matmul(
     pool: &ThreadPool,
     isa: Isa,
@@ -200,15 +202,14 @@ pub fn matmul(
     w: &Matrix,
     bias: Option<&[f32]>,
     y: &mut [f32],
-) {
+) -> Result<(), AsrError> {
     assert!(
         x.len() >= m * w.k && y.len() >= m * w.n,
         "matmul: buffer too small"
     );
     let (n, k) = (w.n, w.k);
     let Some(view) = w.view() else {
-        quantized_matmul(pool, &x[..m * k], m, w, bias, &mut y[..m * n]);
-        return;
+        return quantized_matmul(pool, &x[..m * k], m, w, bias, &mut y[..m * n]);
     };
     let blocks = ChunkCounter::new(n.div_ceil(NR), COL_BLOCKS);
     let out = OutCols::new(&mut y[..m * n], m, n);
@@ -218,7 +219,8 @@ pub fn matmul(
             // SAFETY: each column block is claimed by one thread only.
             unsafe { matmul_cols(isa, x, m, k, view, bias, &out, cols) };
         }
-    });
+    })?;
+    Ok(())
 }
 
 /// Column blocks of `NR` a thread claims at a time in the f32 GEMM.
@@ -232,17 +234,15 @@ fn quantized_matmul(
     w: &Matrix,
     bias: Option<&[f32]>,
     y: &mut [f32],
-) {
+) -> Result<(), AsrError> {
     let Some(kw) = w.kernel_weights() else {
         unreachable!("Q8 matrices are validated when they are built");
     };
     SCRATCH.with(|s| {
         let mut s = s.borrow_mut();
         let scratch = s.get_or_insert_with(MatmulScratch::new);
-        if let Err(e) = pocket_kernels::matmul(pool, &kw, x, m, y, scratch) {
-            unreachable!("shapes are checked by the caller: {e}");
-        }
-    });
+        pocket_kernels::matmul(pool, &kw, x, m, y, scratch)
+    })?;
     if let Some(b) = bias {
         for row in y.chunks_exact_mut(w.n) {
             for (o, bv) in row.iter_mut().zip(b) {
@@ -250,6 +250,7 @@ fn quantized_matmul(
             }
         }
     }
+    Ok(())
 }
 
 /// Single-threaded `matmul` on borrowed weights (used inside per-head parallel loops).

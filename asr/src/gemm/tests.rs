@@ -63,7 +63,7 @@ fn kernels_parity_gemm_and_gemv_all_formats() {
             let want = naive(&x, m, k, &dequant(&w), n, Some(&b));
             for isa in isas() {
                 let mut y = vec![f32::NAN; m * n];
-                matmul(&pool, isa, &x, m, &w, Some(&b), &mut y);
+                matmul(&pool, isa, &x, m, &w, Some(&b), &mut y).expect("matmul");
                 // Q8_0 runs on pocket-kernels, which quantizes the activations to 8 bits too
                 // (error ~ 1/254 of each block's largest input per term).
                 let tol = match w.data {

@@ -107,7 +107,7 @@ fn membw(a: MembwArgs) -> Result<()> {
                     sums[i].store(s, std::sync::atomic::Ordering::Relaxed);
                 }
             }
-        });
+        })?;
         std::hint::black_box(&sums);
         best = best.max((part * threads * 8) as f64 / t.elapsed().as_secs_f64());
     }

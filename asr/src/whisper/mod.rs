@@ -6,6 +6,8 @@ pub mod decoder;
 pub mod encoder;
 mod ops;
 pub mod silence;
+#[cfg(test)]
+mod tests;
 pub mod weights;
 
 use std::path::Path;

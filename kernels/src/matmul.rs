@@ -527,7 +527,7 @@ mod tests {
             .zip(&data)
             .map(|(&(d, rows), b)| repack::repack_x8(d, rows, k, b).ok())
             .collect();
-        for isa in Isa::available() {
+        for isa in Isa::under_test() {
             let mut scratch = MatmulScratch::with_isa(isa);
             for n in [1, 3, 70, 130] {
                 let x = rng.vec(n * k, 1.0);

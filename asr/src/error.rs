@@ -23,4 +23,8 @@ pub enum AsrError {
     /// the message says what to change.
     #[error("invalid audio: {0}")]
     BadAudio(String),
+    /// A compute kernel failed (a job panicked on a pool thread): a bug; the window's result
+    /// is lost, the recognizer stays usable. Report it with the message.
+    #[error("compute kernel failed: {0}")]
+    Kernel(#[from] pocket_kernels::KernelError),
 }

@@ -79,7 +79,7 @@ impl Recognizer {
                 &model.pool,
                 model.isa,
                 cfg.silence_floor,
-            ));
+            )?);
         }
         let (prompt, sot_index) = model.prompt(cfg.language.as_deref())?;
         let silero = match &cfg.vad_model {
@@ -184,7 +184,7 @@ impl Recognizer {
             self.sot_index,
             draft,
             max_tokens,
-        );
+        )?;
         let silence = (d.no_speech_prob > self.cfg.no_speech_threshold
             && d.avg_logprob < self.cfg.logprob_threshold)
             || d.no_speech_prob > self.cfg.no_speech_certain

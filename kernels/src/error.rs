@@ -30,6 +30,10 @@ pub enum KernelError {
     /// Reading weights to repack failed.
     #[error("cannot read weights: {0}")]
     Io(#[source] std::io::Error),
+    /// A job panicked on pool thread `thread` (0 is the caller): a bug in the kernel or its
+    /// inputs; the job's output is incomplete and must be discarded.
+    #[error("compute job panicked on pool thread {thread}: {message}")]
+    JobPanicked { thread: usize, message: String },
     /// The OS refused to start a worker thread.
     #[error("cannot start worker thread: {0}")]
     Thread(#[source] std::io::Error),

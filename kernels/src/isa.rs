@@ -63,3 +63,63 @@ impl Isa {
         v
     }
 }
+
+#[cfg(test)]
+impl Isa {
+    /// Whether this CPU has a SIMD family, found here apart from [`Isa::best_supported`]:
+    /// AVX2+FMA+F16C on x86-64, NEON on every aarch64 CPU.
+    fn cpu_has_simd() -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma")
+                && std::arch::is_x86_feature_detected!("f16c")
+        }
+        #[cfg(target_arch = "aarch64")]
+        {
+            true
+        }
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+        {
+            false
+        }
+    }
+
+    /// The SIMD families parity tests check (`available()` without the scalar one). Where
+    /// the CPU has SIMD the list may not be empty, so a parity test cannot pass having
+    /// compared only scalar code with itself; where it has none, a note says so.
+    pub(crate) fn simd_under_test() -> Vec<Isa> {
+        let simd: Vec<Isa> = Isa::available()
+            .into_iter()
+            .filter(|&i| i != Isa::Scalar)
+            .collect();
+        if Isa::cpu_has_simd() {
+            assert!(
+                !simd.is_empty(),
+                "this CPU has SIMD, but no SIMD kernel family is available to test"
+            );
+        } else {
+            eprintln!("no SIMD on this CPU: only the scalar kernels are checked");
+        }
+        simd
+    }
+
+    /// Every family parity tests run: the scalar one, then [`Isa::simd_under_test`].
+    pub(crate) fn under_test() -> Vec<Isa> {
+        std::iter::once(Isa::Scalar)
+            .chain(Isa::simd_under_test())
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parity_tests_see_this_cpus_simd() {
+        let simd = Isa::simd_under_test();
+        assert_eq!(simd.is_empty(), !Isa::cpu_has_simd());
+        assert_eq!(Isa::under_test()[0], Isa::Scalar);
+    }
+}

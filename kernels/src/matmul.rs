@@ -241,7 +241,7 @@ pub fn matmul_many(
         return Ok(());
     }
     let isa = scratch.isa;
-    prepare_acts(pool, jobs, x, n, k, scratch);
+    prepare_acts(pool, jobs, x, n, k, scratch)?;
 
     // Describe every job once: kernel, activation base, row chunking.
     let mut plans = [Plan::EMPTY; MAX_JOBS];
@@ -270,8 +270,7 @@ pub fn matmul_many(
     }
     let plans = &plans[..jobs.len()];
     if n == 1 {
-        run_decode(pool, plans, k);
-        return Ok(());
+        return run_decode(pool, plans, k);
     }
     let tok_chunk = TOKEN_CHUNK;
     let n_tok_chunks = n.div_ceil(tok_chunk);
@@ -306,14 +305,14 @@ pub fn matmul_many(
             // SAFETY: the tile lies inside validated buffers and matches the kernel's format.
             unsafe { (p.tile)(&tile) };
         }
-    });
+    })?;
     Ok(())
 }
 
 /// One token: the rows of all jobs, in units of [`DECODE_UNIT`], handed out in shrinking
 /// claims ([`GuidedCounter`]): long sequential runs of weights for the memory stream, small
 /// final claims so both threads finish together (a decode step is ~140 such calls).
-fn run_decode(pool: &ThreadPool, plans: &[Plan], k: usize) {
+fn run_decode(pool: &ThreadPool, plans: &[Plan], k: usize) -> Result<(), KernelError> {
     let mut first = [0usize; MAX_JOBS + 1];
     for (i, p) in plans.iter().enumerate() {
         first[i + 1] = first[i] + p.rows.div_ceil(DECODE_UNIT);
@@ -352,7 +351,7 @@ fn run_decode(pool: &ThreadPool, plans: &[Plan], k: usize) {
                 u = end;
             }
         }
-    });
+    })
 }
 
 /// Rows per unit of decode work (a multiple of the interleaved group).
@@ -426,17 +425,18 @@ fn prepare_acts(
     n: usize,
     k: usize,
     scratch: &mut MatmulScratch,
-) {
+) -> Result<(), KernelError> {
     let q = tile::act_quant(scratch.isa);
     let need = |kind| jobs.iter().any(|j| j.w.dtype.act_kind() == kind);
     if need(ActKind::Q8A) {
         grow(&mut scratch.q8a, n * k / 32, BlockQ8A::ZERO);
-        quantize_rows(pool, x, n, k, &mut scratch.q8a[..n * k / 32], q.q8a);
+        quantize_rows(pool, x, n, k, &mut scratch.q8a[..n * k / 32], q.q8a)?;
     }
     if need(ActKind::Q8K) {
         grow(&mut scratch.q8k, n * k / 256, BlockQ8K::ZERO);
-        quantize_rows(pool, x, n, k, &mut scratch.q8k[..n * k / 256], q.q8k);
+        quantize_rows(pool, x, n, k, &mut scratch.q8k[..n * k / 256], q.q8k)?;
     }
+    Ok(())
 }
 
 fn quantize_rows<B: Send>(
@@ -446,10 +446,10 @@ fn quantize_rows<B: Send>(
     k: usize,
     out: &mut [B],
     f: fn(&[f32], &mut [B]),
-) {
+) -> Result<(), KernelError> {
     if n * k < 1 << 14 || pool.threads() == 1 {
         f(x, out);
-        return;
+        return Ok(());
     }
     let per = out.len() / n;
     let counter = ChunkCounter::new(n, 4);
@@ -462,7 +462,7 @@ fn quantize_rows<B: Send>(
                 unsafe { std::slice::from_raw_parts_mut(base.0.add(r.start * per), r.len() * per) };
             f(&x[r.start * k..r.end * k], o);
         }
-    });
+    })
 }
 
 struct SendPtr<T>(*mut T);
@@ -527,7 +527,7 @@ mod tests {
             .zip(&data)
             .map(|(&(d, rows), b)| repack::repack_x8(d, rows, k, b).ok())
             .collect();
-        for isa in Isa::available() {
+        for isa in Isa::under_test() {
             let mut scratch = MatmulScratch::with_isa(isa);
             for n in [1, 3, 70, 130] {
                 let x = rng.vec(n * k, 1.0);

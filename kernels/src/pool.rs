@@ -5,8 +5,10 @@
 //! that wakes up late (descheduled on a busy machine) finds the job closed and skips it, so
 //! the caller never waits for a thread that has not started: jobs must share their work
 //! dynamically (e.g. through a [`ChunkCounter`]). No thread is spawned and nothing is
-//! allocated per job.
+//! allocated per job. A job that panics on any thread (caller or worker) makes `run` return
+//! [`KernelError::JobPanicked`]: its output is then incomplete and must not be used.
 
+use std::any::Any;
 use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -36,6 +38,8 @@ struct Shared {
     /// after they have entered the current job.
     job: UnsafeCell<Option<JobRef>>,
     shutdown: AtomicBool,
+    /// The first worker panic of the current job: (thread index, message).
+    panic: Mutex<Option<(usize, String)>>,
     sleepers: AtomicUsize,
     lock: Mutex<()>,
     wake: Condvar,
@@ -90,6 +94,7 @@ impl ThreadPool {
                 state: AtomicU64::new(CLOSED),
                 job: UnsafeCell::new(None),
                 shutdown: AtomicBool::new(false),
+                panic: Mutex::new(None),
                 sleepers: AtomicUsize::new(0),
                 lock: Mutex::new(()),
                 wake: Condvar::new(),
@@ -108,13 +113,16 @@ impl ThreadPool {
     /// the caller's own call returns (indices `1..threads()`, each at most once), then waits
     /// for those. `f` must hand out its work dynamically: a busy worker may not join at all.
     /// Calls from several threads are serialized.
-    pub fn run<F: Fn(usize) + Sync>(&self, f: F) {
+    ///
+    /// Fails with [`KernelError::JobPanicked`] when `f` panicked on any thread: the work
+    /// that thread had claimed is then unfinished.
+    pub fn run<F: Fn(usize) + Sync>(&self, f: F) -> Result<(), KernelError> {
         if self.handles.is_empty() {
-            f(0);
-            return;
+            return call(&f, 0).map_err(|p| panicked(0, &*p));
         }
         let _guard = self.run_lock.lock().unwrap_or_else(|e| e.into_inner());
         let s = &*self.shared;
+        *s.panic.lock().unwrap_or_else(|e| e.into_inner()) = None;
         let job: &(dyn Fn(usize) + Sync) = &f;
         // SAFETY: erase the lifetime; workers use the reference only while counted inside
         // the job, and `CloseGuard` waits for them before this function returns (also when
@@ -128,8 +136,40 @@ impl ThreadPool {
             let _l = s.lock.lock().unwrap_or_else(|e| e.into_inner());
             s.wake.notify_all();
         }
-        let _close = CloseGuard(s);
-        f(0);
+        let own = {
+            let _close = CloseGuard(s);
+            call(&f, 0)
+        };
+        // Every worker has left the job: its panic, if any, is recorded.
+        let worker = s.panic.lock().unwrap_or_else(|e| e.into_inner()).take();
+        match (own, worker) {
+            (Err(p), _) => Err(panicked(0, &*p)),
+            (Ok(()), Some((thread, message))) => Err(KernelError::JobPanicked { thread, message }),
+            (Ok(()), None) => Ok(()),
+        }
+    }
+}
+
+/// Runs `f(index)`, catching a panic.
+fn call<F: Fn(usize) + ?Sized>(f: &F, index: usize) -> Result<(), Box<dyn Any + Send>> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(index)))
+}
+
+/// The error for a job that panicked on thread `thread` with `payload`.
+fn panicked(thread: usize, payload: &(dyn Any + Send)) -> KernelError {
+    KernelError::JobPanicked {
+        thread,
+        message: panic_message(payload),
+    }
+}
+
+fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "non-text panic payload".to_string()
     }
 }
 
@@ -211,8 +251,12 @@ fn worker(s: &Shared, index: usize) {
         // (nor return) while we are counted inside.
         if let Some(job) = unsafe { *s.job.get() } {
             let job = unsafe { &*job };
-            // A panicking kernel must not leave `run` waiting forever.
-            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(index)));
+            // A panicking kernel must not leave `run` waiting forever, nor go unreported:
+            // `run` reads the record once this thread has left the job.
+            if let Err(p) = call(job, index) {
+                let mut first = s.panic.lock().unwrap_or_else(|e| e.into_inner());
+                first.get_or_insert_with(|| (index, panic_message(&*p)));
+            }
         }
         s.state.fetch_sub(1, Ordering::Release);
     }
@@ -311,7 +355,8 @@ mod tests {
             pool.run(|t| {
                 hits[t].fetch_add(1, Ordering::Relaxed);
                 std::hint::black_box(t);
-            });
+            })
+            .expect("job");
             assert_eq!(hits[0].load(Ordering::Relaxed), 1);
             assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) <= 1));
         }
@@ -328,7 +373,8 @@ mod tests {
             while hits.load(Ordering::Relaxed) < 2 && start.elapsed() < Duration::from_secs(5) {
                 std::thread::sleep(Duration::from_millis(1));
             }
-        });
+        })
+        .expect("job");
         assert_eq!(hits.load(Ordering::Relaxed), 2);
     }
 
@@ -343,7 +389,8 @@ mod tests {
                     seen[i].fetch_add(1, Ordering::Relaxed);
                 }
             }
-        });
+        })
+        .expect("job");
         assert!(seen.iter().all(|s| s.load(Ordering::Relaxed) == 1));
     }
 
@@ -359,7 +406,8 @@ mod tests {
             while n.load(Ordering::Relaxed) < 2 && start.elapsed() < Duration::from_secs(5) {
                 std::thread::sleep(Duration::from_millis(1));
             }
-        });
+        })
+        .expect("job");
         assert_eq!(n.load(Ordering::Relaxed), 2);
     }
 
@@ -376,7 +424,8 @@ mod tests {
                         seen[i].fetch_add(1, Ordering::Relaxed);
                     }
                 }
-            });
+            })
+            .expect("job");
             assert!(
                 seen.iter().all(|s| s.load(Ordering::Relaxed) == 1),
                 "{n} {min} {div}"
@@ -390,13 +439,53 @@ mod tests {
     }
 
     #[test]
+    fn a_chunk_that_panics_on_a_worker_fails_the_call() {
+        let pool = ThreadPool::new(2).expect("pool");
+        let joined = AtomicUsize::new(0);
+        // The worker (index 1) panics once both threads are inside the job, so the panic
+        // happens on a worker thread, never on the caller's.
+        let outcome = pool.run(|t| {
+            joined.fetch_add(1, Ordering::Relaxed);
+            let start = Instant::now();
+            while joined.load(Ordering::Relaxed) < 2 && start.elapsed() < Duration::from_secs(5) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            assert!(t == 0, "chunk of thread {t} failed");
+        });
+        assert_eq!(joined.load(Ordering::Relaxed), 2, "the worker never joined");
+        match outcome {
+            Err(KernelError::JobPanicked { thread, message }) => {
+                assert_eq!(thread, 1);
+                assert!(message.contains("chunk of thread 1 failed"), "{message}");
+            }
+            other => panic!("a worker's panic went unreported: {other:?}"),
+        }
+        // The pool stays usable, and the record does not leak into the next job.
+        assert!(pool.run(|_| {}).is_ok());
+    }
+
+    #[test]
+    fn a_chunk_that_panics_on_the_caller_fails_the_call() {
+        for threads in [1, 2] {
+            let pool = ThreadPool::new(threads).expect("pool");
+            let outcome = pool.run(|t| assert!(t != 0, "caller's chunk failed"));
+            assert!(
+                matches!(outcome, Err(KernelError::JobPanicked { thread: 0, .. })),
+                "{threads} threads: {outcome:?}"
+            );
+            assert!(pool.run(|_| {}).is_ok());
+        }
+    }
+
+    #[test]
     fn single_thread_pool_runs_inline() {
         let pool = ThreadPool::new(1).expect("pool");
         let n = AtomicUsize::new(0);
         pool.run(|t| {
             assert_eq!(t, 0);
             n.fetch_add(1, Ordering::Relaxed);
-        });
+        })
+        .expect("job");
         assert_eq!(n.load(Ordering::Relaxed), 1);
     }
 }

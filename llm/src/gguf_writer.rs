@@ -21,7 +21,11 @@ impl TensorSpec {
     /// Bytes of the tensor's data.
     pub fn n_bytes(&self) -> Option<u64> {
         let row = *self.dims.first()? as usize;
-        let rows: u64 = self.dims.iter().skip(1).product();
+        let rows = self
+            .dims
+            .iter()
+            .skip(1)
+            .try_fold(1u64, |a, &d| a.checked_mul(d))?;
         let rb = self.dtype.row_bytes(row)? as u64;
         rb.checked_mul(rows)
     }
@@ -168,5 +172,7 @@ mod tests {
         assert_eq!(f.tensor_bytes("a").expect("a").1.len(), 68);
         assert!(w.tensor("a", &[32], DType::F32).is_err());
         assert!(w.tensor("c", &[33, 2], DType::Q4_1).is_err());
+        // Empty rows, but 2^80 of them: the row count must not overflow.
+        assert!(w.tensor("d", &[0, 1 << 40, 1 << 40], DType::F32).is_err());
     }
 }

@@ -34,7 +34,7 @@ pub use fallback::FallbackVoice;
 pub use normalize::normalize;
 pub use piper::config::PiperConfig;
 pub use piper::voice::{PiperOptions, PiperVoice};
-pub use resample::resample;
+pub use resample::{MAX_SAMPLE_RATE, MIN_SAMPLE_RATE, resample};
 pub use segment::{Segmenter, SegmenterConfig};
 pub use voice::{Cut, SynthStats, Voice, speak_to_vec};
 pub use wav::write_wav;

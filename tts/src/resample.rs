@@ -9,12 +9,20 @@ const HALF_TAPS: f64 = 24.0;
 /// Most filter phases precomputed; rates whose reduced ratio needs more are computed directly.
 const MAX_PHASES: u64 = 4096;
 
-/// Resamples mono `input` from `from` Hz to `to` Hz.
+/// Lowest sample rate accepted, in or out, in Hz.
+pub const MIN_SAMPLE_RATE: u32 = 4_000;
+/// Highest sample rate accepted, in or out, in Hz.
+pub const MAX_SAMPLE_RATE: u32 = 384_000;
+
+/// Resamples mono `input` from `from` Hz to `to` Hz (both in `MIN_SAMPLE_RATE..=MAX_SAMPLE_RATE`, so the
+/// output is at most 96 times the input).
 pub fn resample(input: &[f32], from: u32, to: u32) -> Result<Vec<f32>, TtsError> {
-    if from == 0 || to == 0 {
-        return Err(TtsError::InvalidArgument(format!(
-            "sample rates must be positive (from {from} to {to})"
-        )));
+    for rate in [from, to] {
+        if !(MIN_SAMPLE_RATE..=MAX_SAMPLE_RATE).contains(&rate) {
+            return Err(TtsError::InvalidArgument(format!(
+                "sample rate {rate} Hz is outside {MIN_SAMPLE_RATE}..={MAX_SAMPLE_RATE} Hz (from {from} to {to})"
+            )));
+        }
     }
     if from == to || input.is_empty() {
         return Ok(input.to_vec());
@@ -132,6 +140,29 @@ mod tests {
         assert!((rms(&out[300..11700]) - rms(&tone)).abs() < 0.01);
         assert!(resample(&tone, 0, 16000).is_err());
         assert!(resample(&[], 22050, 16000).expect("empty").is_empty());
+    }
+
+    #[test]
+    fn rates_outside_the_range_are_refused_before_allocating() {
+        // 4294967295 Hz would reserve ~1e10 floats for this quarter second.
+        let tone = sine(440.0, 16000, 0.25);
+        for (from, to) in [
+            (16000, u32::MAX),
+            (16000, MAX_SAMPLE_RATE + 1),
+            (1, 16000),
+            (16000, 1),
+        ] {
+            match resample(&tone, from, to) {
+                Err(TtsError::InvalidArgument(m)) => assert!(m.contains("Hz"), "{m}"),
+                other => panic!("{from} -> {to}: {:?}", other.map(|v| v.len())),
+            }
+        }
+        assert_eq!(
+            resample(&tone, 16000, MIN_SAMPLE_RATE)
+                .expect("4 kHz")
+                .len(),
+            1000
+        );
     }
 
     #[test]

@@ -18,6 +18,7 @@ mod scalar;
 
 use std::cell::RefCell;
 
+use crate::error::AsrError;
 use pocket_kernels::repack::PackedBytes;
 use pocket_kernels::{ChunkCounter, DType, MatmulScratch, ThreadPool, Weights};
 
@@ -191,7 +192,8 @@ thread_local! {
     static SCRATCH: RefCell<Option<MatmulScratch>> = const { RefCell::new(None) };
 }
 
-/// `y[m][n] = x[m][k] . w[n][k] + bias[n]` on the pool.
+/// `y[m][n] = x[m][k] . w[n][k] + bias[n]` on the pool. Fails only when a pool job
+/// panicked ([`AsrError::Kernel`]); `y` is then incomplete.
 pub fn matmul(
     pool: &ThreadPool,
     isa: Isa,
@@ -200,26 +202,25 @@ pub fn matmul(
     w: &Matrix,
     bias: Option<&[f32]>,
     y: &mut [f32],
-) {
+) -> Result<(), AsrError> {
     assert!(
         x.len() >= m * w.k && y.len() >= m * w.n,
         "matmul: buffer too small"
     );
     let (n, k) = (w.n, w.k);
     let Some(view) = w.view() else {
-        quantized_matmul(pool, &x[..m * k], m, w, bias, &mut y[..m * n]);
-        return;
+        return quantized_matmul(pool, &x[..m * k], m, w, bias, &mut y[..m * n]);
     };
     let blocks = ChunkCounter::new(n.div_ceil(NR), COL_BLOCKS);
-    let yp = SendPtr(y.as_mut_ptr());
+    let out = OutCols::new(&mut y[..m * n], m, n);
     pool.run(|_| {
         while let Some(b) = blocks.next() {
             let cols = b.start * NR..(b.end * NR).min(n);
-            // SAFETY: each claimed block is written by one thread only.
-            let y = unsafe { std::slice::from_raw_parts_mut(yp.get(), m * n) };
-            matmul_cols(isa, x, m, k, view, n, bias, y, cols);
+            // SAFETY: each column block is claimed by one thread only.
+            unsafe { matmul_cols(isa, x, m, k, view, bias, &out, cols) };
         }
-    });
+    })?;
+    Ok(())
 }
 
 /// Column blocks of `NR` a thread claims at a time in the f32 GEMM.
@@ -233,17 +234,15 @@ fn quantized_matmul(
     w: &Matrix,
     bias: Option<&[f32]>,
     y: &mut [f32],
-) {
+) -> Result<(), AsrError> {
     let Some(kw) = w.kernel_weights() else {
         unreachable!("Q8 matrices are validated when they are built");
     };
     SCRATCH.with(|s| {
         let mut s = s.borrow_mut();
         let scratch = s.get_or_insert_with(MatmulScratch::new);
-        if let Err(e) = pocket_kernels::matmul(pool, &kw, x, m, y, scratch) {
-            unreachable!("shapes are checked by the caller: {e}");
-        }
-    });
+        pocket_kernels::matmul(pool, &kw, x, m, y, scratch)
+    })?;
     if let Some(b) = bias {
         for row in y.chunks_exact_mut(w.n) {
             for (o, bv) in row.iter_mut().zip(b) {
@@ -251,48 +250,82 @@ fn quantized_matmul(
             }
         }
     }
+    Ok(())
 }
 
 /// Single-threaded `matmul` on borrowed weights (used inside per-head parallel loops).
 pub fn matmul_view(isa: Isa, x: &[f32], m: usize, k: usize, w: View<'_>, n: usize, y: &mut [f32]) {
-    matmul_cols(isa, x, m, k, w, n, None, y, 0..n);
+    let out = OutCols::new(&mut y[..m * n], m, n);
+    // SAFETY: `out` borrows `y` exclusively and this thread writes all its columns.
+    unsafe { matmul_cols(isa, x, m, k, w, None, &out, 0..n) };
 }
 
-#[derive(Clone, Copy)]
-struct SendPtr(*mut f32);
-// SAFETY: used only to hand disjoint column ranges of one buffer to pool threads.
-unsafe impl Send for SendPtr {}
-unsafe impl Sync for SendPtr {}
-impl SendPtr {
-    fn get(self) -> *mut f32 {
-        self.0
+/// The `[m][n]` output of one GEMM shared by pool threads that each own whole column ranges.
+/// Only the owned columns of one row are ever borrowed (`span`), never the whole buffer, so
+/// no two threads hold overlapping `&mut` references.
+struct OutCols<'a> {
+    ptr: *mut f32,
+    m: usize,
+    n: usize,
+    _buf: std::marker::PhantomData<&'a mut [f32]>,
+}
+
+// SAFETY: threads reach the buffer only through `span`, whose callers own disjoint columns.
+unsafe impl Sync for OutCols<'_> {}
+
+impl<'a> OutCols<'a> {
+    fn new(y: &'a mut [f32], m: usize, n: usize) -> Self {
+        assert_eq!(y.len(), m * n, "matmul: output is not m x n");
+        Self {
+            ptr: y.as_mut_ptr(),
+            m,
+            n,
+            _buf: std::marker::PhantomData,
+        }
+    }
+
+    /// Columns `cols` of row `i`.
+    ///
+    /// # Safety
+    /// The caller owns those columns: no other live reference to them exists while the
+    /// returned slice does.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn span(&self, i: usize, cols: std::ops::Range<usize>) -> &mut [f32] {
+        assert!(i < self.m && cols.start <= cols.end && cols.end <= self.n);
+        // SAFETY: in bounds (checked above); exclusive by the caller's contract.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(i * self.n + cols.start), cols.len()) }
     }
 }
 
+/// Columns `cols` of `y = x . wᵀ + bias` into `out`.
+///
+/// # Safety
+/// The calling thread owns columns `cols` of every row of `out` for the whole call.
 #[allow(clippy::too_many_arguments)]
-fn matmul_cols(
+unsafe fn matmul_cols(
     isa: Isa,
     x: &[f32],
     m: usize,
     k: usize,
     w: View<'_>,
-    n: usize,
     bias: Option<&[f32]>,
-    y: &mut [f32],
+    out: &OutCols<'_>,
     cols: std::ops::Range<usize>,
 ) {
+    // SAFETY (every `span` below): the spans lie inside `cols`, owned by this thread.
     for i in 0..m {
-        let row = &mut y[i * n..(i + 1) * n];
+        let row = unsafe { out.span(i, cols.clone()) };
         match bias {
-            Some(b) => row[cols.clone()].copy_from_slice(&b[cols.clone()]),
-            None => row[cols.clone()].fill(0.0),
+            Some(b) => row.copy_from_slice(&b[cols.clone()]),
+            None => row.fill(0.0),
         }
     }
     if m <= GEMV_MAX_M {
         for j in cols {
             for i in 0..m {
                 let xr = &x[i * k..(i + 1) * k];
-                y[i * n + j] += dot_row(isa, w, j, k, xr);
+                let y = unsafe { out.span(i, j..j + 1) };
+                y[0] += dot_row(isa, w, j, k, xr);
             }
         }
         return;
@@ -317,7 +350,8 @@ fn matmul_cols(
                         let a = &x[i0 * k + k0..];
                         micro(isa, a, k, rows, kb, pan, &mut tile);
                         for r in 0..rows {
-                            let yr = &mut y[(i0 + r) * n + n0 + jp * NR..][..ncols];
+                            let c0 = n0 + jp * NR;
+                            let yr = unsafe { out.span(i0 + r, c0..c0 + ncols) };
                             for (o, t) in yr.iter_mut().zip(&tile[r * NR..r * NR + ncols]) {
                                 *o += t;
                             }

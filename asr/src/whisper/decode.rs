@@ -5,6 +5,7 @@
 
 use super::decoder::{DecoderState, MAX_BATCH};
 use super::weights::Weights;
+use crate::error::AsrError;
 use crate::gemm::Isa;
 use pocket_kernels::ThreadPool;
 
@@ -46,7 +47,7 @@ pub fn greedy(
     sot_index: usize,
     draft: &[u32],
     max_tokens: usize,
-) -> Decoded {
+) -> Result<Decoded, AsrError> {
     let vocab = w.dims.vocab;
     let room = w.dims.text_ctx.saturating_sub(prompt.len() + 1);
     let max_tokens = max_tokens.min(room);
@@ -58,7 +59,7 @@ pub fn greedy(
     batch.extend_from_slice(draft);
     let mut rows = vec![sot_index];
     rows.extend(prompt.len() - 1..batch.len());
-    st.forward(w, pool, isa, &batch, &rows);
+    st.forward(w, pool, isa, &batch, &rows)?;
     let mut out = Decoded {
         passes: 1,
         no_speech_prob: prob_of(&st.logits[..vocab], rules.no_speech as usize),
@@ -86,14 +87,14 @@ pub fn greedy(
             break;
         }
         out.tokens.push(tok);
-        st.forward(w, pool, isa, &[tok], &[0]);
+        st.forward(w, pool, isa, &[tok], &[0])?;
         out.passes += 1;
         let (t, lp) = pick(&st.logits[..vocab], rules, false, &mut scratch);
         out.sum_logprob += lp;
         next = Some(t);
     }
     out.avg_logprob = out.sum_logprob / (out.tokens.len() + 1) as f32;
-    out
+    Ok(out)
 }
 
 /// Softmax probability of one id over raw logits.

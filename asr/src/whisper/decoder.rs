@@ -5,6 +5,7 @@
 
 use super::ops::{gelu, layer_norm, softmax};
 use super::weights::{Linear, Weights};
+use crate::error::AsrError;
 use crate::gemm::{self, Isa, Matrix};
 use pocket_kernels::ThreadPool;
 
@@ -92,7 +93,7 @@ impl DecoderState {
         enc: &[f32],
         t_audio: usize,
         silence: Option<&[Vec<f32>]>,
-    ) {
+    ) -> Result<(), AsrError> {
         let (d, h) = (self.d, self.heads);
         let hd = d / h;
         let t = if silence.is_some() {
@@ -109,7 +110,7 @@ impl DecoderState {
                 &l.cross_kv.w,
                 l.cross_kv.b.as_deref(),
                 &mut self.kv_tmp,
-            );
+            )?;
             if let Some(s) = silence {
                 let r = t_audio * 2 * d..t * 2 * d;
                 self.kv_tmp[r.clone()].copy_from_slice(&s[li][r]);
@@ -126,6 +127,7 @@ impl DecoderState {
         }
         self.cross_len = t;
         self.pos = 0;
+        Ok(())
     }
 
     /// Runs `tokens` at positions `pos..pos+len` and writes logits of the batch rows listed in
@@ -137,7 +139,7 @@ impl DecoderState {
         isa: Isa,
         tokens: &[u32],
         logit_rows: &[usize],
-    ) {
+    ) -> Result<(), AsrError> {
         let dm = w.dims;
         let (d, b) = (self.d, tokens.len());
         assert!(
@@ -161,7 +163,7 @@ impl DecoderState {
                 &l.self_ln.beta,
                 &mut self.ln,
             );
-            lin(pool, isa, &l.self_qkv, &self.ln, b, &mut self.qkv);
+            lin(pool, isa, &l.self_qkv, &self.ln, b, &mut self.qkv)?;
             for i in 0..b {
                 let row = &self.qkv[i * 3 * d..(i + 1) * 3 * d];
                 let at = (self.pos + i) * d;
@@ -185,7 +187,7 @@ impl DecoderState {
                     &mut self.attn[i * d..(i + 1) * d],
                 );
             }
-            lin(pool, isa, &l.self_out, &self.attn, b, &mut self.tmp);
+            lin(pool, isa, &l.self_out, &self.attn, b, &mut self.tmp)?;
             add(&mut self.x[..b * d], &self.tmp[..b * d]);
             // Cross-attention over the audio.
             layer_norm(
@@ -195,7 +197,7 @@ impl DecoderState {
                 &l.cross_ln.beta,
                 &mut self.ln,
             );
-            lin(pool, isa, &l.cross_q, &self.ln, b, &mut self.q);
+            lin(pool, isa, &l.cross_q, &self.ln, b, &mut self.q)?;
             let t = self.cross_len;
             // Over the whole (virtual) 30 s window this is the decoder's largest cost after
             // the vocabulary projection: heads are split over the pool.
@@ -214,10 +216,17 @@ impl DecoderState {
                     sc.resize(t, 0.0);
                 }
                 while let Some(hs) = claims.next() {
+                    let hd = d / heads;
                     for i in 0..b {
-                        // SAFETY: thread ti writes only the columns of its heads in row i.
-                        let out =
-                            unsafe { std::slice::from_raw_parts_mut(attn.get().add(i * d), d) };
+                        // SAFETY: the claimed heads' columns of row i lie inside `attn`
+                        // (`hs.end <= heads`, `i < b <= MAX_BATCH`) and belong to this thread
+                        // alone: claims are disjoint, so no two threads borrow one value.
+                        let out = unsafe {
+                            std::slice::from_raw_parts_mut(
+                                attn.get().add(i * d + hs.start * hd),
+                                hs.len() * hd,
+                            )
+                        };
                         attend_heads(
                             isa,
                             &q[i * d..(i + 1) * d],
@@ -233,8 +242,8 @@ impl DecoderState {
                         );
                     }
                 }
-            });
-            lin(pool, isa, &l.cross_out, &self.attn, b, &mut self.tmp);
+            })?;
+            lin(pool, isa, &l.cross_out, &self.attn, b, &mut self.tmp)?;
             add(&mut self.x[..b * d], &self.tmp[..b * d]);
             // MLP.
             layer_norm(
@@ -244,9 +253,9 @@ impl DecoderState {
                 &l.ffn_ln.beta,
                 &mut self.ln,
             );
-            lin(pool, isa, &l.fc1, &self.ln, b, &mut self.ffn);
+            lin(pool, isa, &l.fc1, &self.ln, b, &mut self.ffn)?;
             gelu(&mut self.ffn[..b * dm.ffn]);
-            lin(pool, isa, &l.fc2, &self.ffn, b, &mut self.tmp);
+            lin(pool, isa, &l.fc2, &self.ffn, b, &mut self.tmp)?;
             add(&mut self.x[..b * d], &self.tmp[..b * d]);
         }
         self.pos += b;
@@ -271,12 +280,19 @@ impl DecoderState {
             &w.embed,
             None,
             &mut self.logits,
-        );
+        )
     }
 }
 
-fn lin(pool: &ThreadPool, isa: Isa, l: &Linear, x: &[f32], m: usize, y: &mut [f32]) {
-    gemm::matmul(pool, isa, x, m, &l.w, l.b.as_deref(), y);
+fn lin(
+    pool: &ThreadPool,
+    isa: Isa,
+    l: &Linear,
+    x: &[f32],
+    m: usize,
+    y: &mut [f32],
+) -> Result<(), AsrError> {
+    gemm::matmul(pool, isa, x, m, &l.w, l.b.as_deref(), y)
 }
 
 fn add(x: &mut [f32], y: &[f32]) {
@@ -290,7 +306,8 @@ fn embed_row(isa: Isa, m: &Matrix, j: usize, out: &mut [f32]) {
     gemm::row_f32(isa, m, j, out);
 }
 
-/// Attention of one query row (the heads in `which`) over `n` cached positions. Self-attention keys are
+/// Attention of one query row (the heads in `which`) over `n` cached positions, into `out`:
+/// the columns of those heads only (`which.len() * head_dim` values). Self-attention keys are
 /// laid out `[n][d]`; cross-attention keys `[heads][n][head_dim]` (`head_major`).
 #[allow(clippy::too_many_arguments)]
 fn attend_heads(
@@ -308,6 +325,7 @@ fn attend_heads(
 ) {
     let hd = d / heads;
     let scale = 1.0 / (hd as f32).sqrt();
+    let first = which.start;
     for h in which {
         let qh = &q[h * hd..(h + 1) * hd];
         let key = |p: usize| {
@@ -323,7 +341,7 @@ fn attend_heads(
             *sv = gemm::dot(isa, qh, &k[at..at + hd]) * scale;
         }
         softmax(s);
-        let o = &mut out[h * hd..(h + 1) * hd];
+        let o = &mut out[(h - first) * hd..(h - first + 1) * hd];
         o.fill(0.0);
         for (p, &pw) in s.iter().enumerate() {
             let at = key(p);

@@ -7,6 +7,7 @@ use std::sync::Mutex;
 use super::ops::{gelu, layer_norm};
 use super::silence::{HeadScratch, SilentHead, attend};
 use super::weights::{Linear, Weights};
+use crate::error::AsrError;
 use crate::gemm::{self, Isa};
 use pocket_kernels::ThreadPool;
 
@@ -31,9 +32,16 @@ pub struct EncoderState {
     capture: Option<(PerLayer, PerLayer)>,
 }
 
-fn linear(pool: &ThreadPool, isa: Isa, l: &Linear, x: &[f32], m: usize, y: &mut Vec<f32>) {
+fn linear(
+    pool: &ThreadPool,
+    isa: Isa,
+    l: &Linear,
+    x: &[f32],
+    m: usize,
+    y: &mut Vec<f32>,
+) -> Result<(), AsrError> {
     y.resize(m * l.w.n, 0.0);
-    gemm::matmul(pool, isa, x, m, &l.w, l.b.as_deref(), y);
+    gemm::matmul(pool, isa, x, m, &l.w, l.b.as_deref(), y)
 }
 
 /// A silent 30 s window's keys and values per encoder layer and head (see `silence.rs`), and
@@ -51,7 +59,7 @@ pub struct SilenceContext {
 
 impl SilenceContext {
     /// Runs the full 30 s window on a constant log-mel `floor` once.
-    pub fn build(w: &Weights, pool: &ThreadPool, isa: Isa, floor: f32) -> Self {
+    pub fn build(w: &Weights, pool: &ThreadPool, isa: Isa, floor: f32) -> Result<Self, AsrError> {
         let dm = w.dims;
         let frames = 2 * dm.audio_ctx;
         let mel = vec![floor; dm.n_mels * frames];
@@ -59,7 +67,7 @@ impl SilenceContext {
             capture: Some((Vec::new(), Vec::new())),
             ..Default::default()
         };
-        encode(w, pool, isa, &mel, frames, None, &mut st);
+        encode(w, pool, isa, &mel, frames, None, &mut st)?;
         let (k, v) = st.capture.take().unwrap_or_default();
         let t = dm.audio_ctx;
         let hd = dm.d / dm.heads;
@@ -85,15 +93,15 @@ impl SilenceContext {
                     &l.cross_kv.w,
                     l.cross_kv.b.as_deref(),
                     &mut kv,
-                );
-                kv
+                )?;
+                Ok(kv)
             })
-            .collect();
-        Self {
+            .collect::<Result<_, AsrError>>()?;
+        Ok(Self {
             floor,
             heads,
             cross_kv,
-        }
+        })
     }
 }
 
@@ -106,7 +114,7 @@ pub fn encode(
     frames: usize,
     silence: Option<&SilenceContext>,
     st: &mut EncoderState,
-) {
+) -> Result<(), AsrError> {
     let dm = w.dims;
     let (d, nm) = (dm.d, dm.n_mels);
     let t = frames / 2;
@@ -126,7 +134,7 @@ pub fn encode(
             }
         }
     }
-    linear(pool, isa, &w.conv1, &st.cols, frames, &mut st.h1);
+    linear(pool, isa, &w.conv1, &st.cols, frames, &mut st.h1)?;
     gelu(&mut st.h1[..frames * d]);
     // conv2: kernel 3, padding 1, stride 2.
     st.cols.resize(t * d * 3, 0.0);
@@ -143,7 +151,7 @@ pub fn encode(
             }
         }
     }
-    linear(pool, isa, &w.conv2, &st.cols, t, &mut st.x);
+    linear(pool, isa, &w.conv2, &st.cols, t, &mut st.x)?;
     gelu(&mut st.x[..t * d]);
     for (x, p) in st.x[..t * d].iter_mut().zip(&w.enc_pos[..t * d]) {
         *x += p;
@@ -160,7 +168,7 @@ pub fn encode(
             &l.attn_ln.beta,
             &mut st.ln,
         );
-        linear(pool, isa, &l.qkv, &st.ln, t, &mut st.qkv);
+        linear(pool, isa, &l.qkv, &st.ln, t, &mut st.qkv)?;
         if let Some((ks, vs)) = &mut st.capture {
             ks.push(
                 st.qkv
@@ -188,8 +196,8 @@ pub fn encode(
             ctx,
             &st.heads,
             &mut st.attn,
-        );
-        linear(pool, isa, &l.out, &st.attn, t, &mut st.ln);
+        )?;
+        linear(pool, isa, &l.out, &st.attn, t, &mut st.ln)?;
         for (x, a) in st.x[..t * d].iter_mut().zip(&st.ln[..t * d]) {
             *x += a;
         }
@@ -200,9 +208,9 @@ pub fn encode(
             &l.ffn_ln.beta,
             &mut st.ln,
         );
-        linear(pool, isa, &l.fc1, &st.ln, t, &mut st.ffn);
+        linear(pool, isa, &l.fc1, &st.ln, t, &mut st.ffn)?;
         gelu(&mut st.ffn[..t * dm.ffn]);
-        linear(pool, isa, &l.fc2, &st.ffn, t, &mut st.ln);
+        linear(pool, isa, &l.fc2, &st.ffn, t, &mut st.ln)?;
         for (x, a) in st.x[..t * d].iter_mut().zip(&st.ln[..t * d]) {
             *x += a;
         }
@@ -212,6 +220,7 @@ pub fn encode(
     st.x = x;
     st.x[..t * d].copy_from_slice(&st.ln[..t * d]);
     st.positions = t;
+    Ok(())
 }
 
 /// One layer's silent keys and values per head, and the window length.
@@ -229,7 +238,7 @@ fn self_attention(
     silence: Option<SilentHeads<'_>>,
     scratch: &[Mutex<HeadScratch>],
     out: &mut Vec<f32>,
-) {
+) -> Result<(), AsrError> {
     let hd = d / heads;
     let scale = 1.0 / (hd as f32).sqrt();
     out.resize(t * d, 0.0);
@@ -264,7 +273,8 @@ fn self_attention(
                 dst.copy_from_slice(&s.out[p * hd..(p + 1) * hd]);
             }
         }
-    });
+    })?;
+    Ok(())
 }
 
 #[derive(Clone, Copy)]

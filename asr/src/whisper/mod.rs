@@ -6,6 +6,8 @@ pub mod decoder;
 pub mod encoder;
 mod ops;
 pub mod silence;
+#[cfg(test)]
+mod tests;
 pub mod weights;
 
 use std::path::Path;
@@ -178,7 +180,8 @@ impl Session {
         }
     }
 
-    /// Runs mel, encoder and greedy decoder on `samples` (16 kHz, at most 30 s).
+    /// Runs mel, encoder and greedy decoder on `samples` (16 kHz, at most 30 s). Fails only
+    /// when a compute job failed ([`AsrError::Kernel`]).
     #[allow(clippy::too_many_arguments)]
     pub fn run(
         &mut self,
@@ -189,7 +192,7 @@ impl Session {
         sot_index: usize,
         draft: &[u32],
         max_tokens: usize,
-    ) -> (Decoded, StageTimes) {
+    ) -> Result<(Decoded, StageTimes), AsrError> {
         let t0 = Instant::now();
         let max = m.weights.dims.audio_ctx * 2 * HOP;
         let mut n = (samples.len() + pad.tail_samples).max(pad.min_samples);
@@ -211,11 +214,11 @@ impl Session {
             frames,
             silence,
             &mut self.enc,
-        );
+        )?;
         let t = self.enc.positions;
         let cross = silence.map(|s| &s.cross_kv[..]);
         self.dec
-            .set_audio(&m.weights, &m.pool, m.isa, &self.enc.x, t, cross);
+            .set_audio(&m.weights, &m.pool, m.isa, &self.enc.x, t, cross)?;
         let t2 = Instant::now();
         let out = decode::greedy(
             &m.weights,
@@ -227,16 +230,16 @@ impl Session {
             sot_index,
             draft,
             max_tokens,
-        );
+        )?;
         let t3 = Instant::now();
         let ms = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e3;
-        (
+        Ok((
             out,
             StageTimes {
                 mel_ms: ms(t0, t1),
                 encoder_ms: ms(t1, t2),
                 decoder_ms: ms(t2, t3),
             },
-        )
+        ))
     }
 }

@@ -136,6 +136,28 @@ fn count_layers(m: &Ct2Model, prefix: &str) -> usize {
         .count()
 }
 
+/// Whisper's longest decoder prompt: start of transcript, language, task, no timestamps.
+pub const MAX_PROMPT: usize = 4;
+
+/// Sizes the forward pass relies on (the file's shapes are consistent, but may be 0 or too
+/// small): at least one encoder position (the window is `2 * audio_ctx` mel frames), room for
+/// the longest prompt in the decoder context, and non-empty widths.
+fn check_sizes(dims: &Dims) -> Result<(), String> {
+    if dims.audio_ctx == 0 {
+        return Err("audio context (encoder positions) is 0; at least 1 is needed".into());
+    }
+    if dims.text_ctx < MAX_PROMPT {
+        return Err(format!(
+            "text context (decoder positions) is {}; the prompt alone needs {MAX_PROMPT}",
+            dims.text_ctx
+        ));
+    }
+    if dims.d == 0 || dims.ffn == 0 || dims.vocab == 0 {
+        return Err(format!("empty model width in {dims:?}"));
+    }
+    Ok(())
+}
+
 impl Weights {
     pub fn load(m: &Ct2Model, fmt: WeightFormat) -> Result<Self, AsrError> {
         let bad = |detail: String| AsrError::BadModel {
@@ -170,6 +192,7 @@ impl Weights {
         if dims.enc_layers == 0 || dims.dec_layers == 0 || dims.n_mels != crate::mel::N_MELS {
             return Err(bad(format!("unsupported dimensions {dims:?}")));
         }
+        check_sizes(&dims).map_err(bad)?;
         let l = Loader { m, fmt };
         let (d, f) = (dims.d, dims.ffn);
         let enc = (0..dims.enc_layers)

@@ -25,7 +25,7 @@ pub struct MembwArgs {
     /// Threads reading.
     #[arg(short, long, default_value_t = 2)]
     pub threads: usize,
-    /// Buffer size in MiB (well above the last-level cache).
+    /// Buffer size in MiB (well above the last-level cache; 1 to 16384).
     #[arg(long, default_value_t = 512)]
     pub mib: usize,
     /// Print JSON.
@@ -87,7 +87,7 @@ pub fn run(cmd: LlmCommand) -> Result<()> {
 
 /// Best of 5 passes of all threads summing disjoint parts of a large buffer.
 fn membw(a: MembwArgs) -> Result<()> {
-    let words = a.mib * (1 << 20) / 8;
+    let words = membw_words(a.mib)?;
     let buf: Vec<u64> = (0..words as u64).collect();
     let pool = pocket_llm::kernels::ThreadPool::new(a.threads)?;
     let threads = pool.threads();
@@ -107,7 +107,7 @@ fn membw(a: MembwArgs) -> Result<()> {
                     sums[i].store(s, std::sync::atomic::Ordering::Relaxed);
                 }
             }
-        });
+        })?;
         std::hint::black_box(&sums);
         best = best.max((part * threads * 8) as f64 / t.elapsed().as_secs_f64());
     }
@@ -305,6 +305,18 @@ fn bench(a: BenchArgs) -> Result<()> {
     Ok(())
 }
 
+/// Largest `membw` buffer, in MiB (16 GiB).
+const MAX_MEMBW_MIB: usize = 16 << 10;
+
+/// 64-bit words in a buffer of `mib` MiB (1 to [`MAX_MEMBW_MIB`]).
+fn membw_words(mib: usize) -> Result<usize> {
+    if !(1..=MAX_MEMBW_MIB).contains(&mib) {
+        anyhow::bail!("--mib {mib} is outside 1..={MAX_MEMBW_MIB}");
+    }
+    mib.checked_mul((1 << 20) / 8)
+        .context("--mib overflows this machine's address space")
+}
+
 /// Seconds as "1.23 s" / "45 ms" for status lines.
 pub fn short(d: Duration) -> String {
     if d >= Duration::from_secs(1) {
@@ -324,5 +336,14 @@ mod tests {
         assert!((m - 2.0).abs() < 1e-12 && (sd - 1.0).abs() < 1e-12);
         assert_eq!(tokens(5, 10, 1), tokens(5, 10, 1));
         assert!(tokens(100, 10, 2).iter().all(|&t| t < 10));
+    }
+
+    #[test]
+    fn membw_buffer_size_is_checked() {
+        assert_eq!(membw_words(512).expect("512 MiB"), 64 << 20);
+        for mib in [0, usize::MAX, usize::MAX / (1 << 20) + 1, 1 << 40] {
+            let r = std::panic::catch_unwind(|| membw_words(mib));
+            assert!(matches!(r, Ok(Err(_))), "--mib {mib} must be a clear error");
+        }
     }
 }

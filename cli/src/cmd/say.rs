@@ -1,6 +1,6 @@
 //! `pocket say`: speak text into a WAV file, printing time to first chunk and real-time factor.
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use pocket_tts::{FallbackVoice, PiperOptions, PiperVoice, Voice};
 use std::ops::ControlFlow;
@@ -25,8 +25,10 @@ pub struct SayArgs {
     pub output: PathBuf,
     #[arg(long, value_enum, default_value_t = VoiceChoice::Joe)]
     pub voice: VoiceChoice,
-    /// Resample the output to this rate (default: the voice's own rate).
-    #[arg(long)]
+    /// Resample the output to this rate in Hz, 4000 to 384000 (default: the voice's own).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(
+        i64::from(pocket_tts::MIN_SAMPLE_RATE)..=i64::from(pocket_tts::MAX_SAMPLE_RATE)
+    ))]
     pub rate: Option<u32>,
     /// ONNX Runtime intra-op threads for Piper.
     #[arg(long, default_value_t = 2)]
@@ -61,9 +63,6 @@ pub fn run(args: SayArgs) -> Result<()> {
         }
     };
     let load = load_start.elapsed();
-    if args.rate == Some(0) {
-        bail!("--rate must be positive");
-    }
 
     let cancel = AtomicBool::new(false);
     let mut pcm = Vec::new();
@@ -94,4 +93,28 @@ pub fn run(args: SayArgs) -> Result<()> {
     println!("RTF              {:.4}", stats.rtf());
     println!("wrote            {} ({} Hz)", args.output.display(), rate);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        say: SayArgs,
+    }
+
+    fn parse(rate: &str) -> Result<Option<u32>, clap::Error> {
+        Cli::try_parse_from(["say", "hello", "-o", "out.wav", "--rate", rate]).map(|c| c.say.rate)
+    }
+
+    #[test]
+    fn the_output_rate_is_checked_when_the_arguments_are_read() {
+        assert_eq!(parse("48000").expect("48 kHz"), Some(48_000));
+        for rate in ["4294967295", "0", "1", "384001"] {
+            assert!(parse(rate).is_err(), "--rate {rate} must be refused");
+        }
+    }
 }

@@ -99,7 +99,7 @@ pub fn run(a: TranscribeArgs) -> Result<()> {
         hound::SampleFormat::Float => 1.0,
     };
     let mut next_chunk = {
-        let chunk = (rate as usize / 10).max(1) * usize::from(channels); // 100 ms
+        let chunk = chunk_samples(&spec)?; // 100 ms
         let mut buf = Vec::with_capacity(chunk);
         move |r: &mut hound::WavReader<std::io::BufReader<std::fs::File>>| -> Result<Option<Vec<f32>>> {
             buf.clear();
@@ -215,4 +215,43 @@ pub fn run(a: TranscribeArgs) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// Interleaved samples in 100 ms of a file with this header, once the recognizer's
+/// resampler has accepted its rate (1000..=384000 Hz) and channel count (1..=64).
+fn chunk_samples(spec: &hound::WavSpec) -> Result<usize> {
+    pocket_asr::Resampler::new(spec.sample_rate, spec.channels)?;
+    Ok((spec.sample_rate as usize / 10).max(1) * usize::from(spec.channels))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(sample_rate: u32, channels: u16) -> hound::WavSpec {
+        hound::WavSpec {
+            channels,
+            sample_rate,
+            bits_per_sample: 16,
+            sample_format: hound::SampleFormat::Int,
+        }
+    }
+
+    #[test]
+    fn the_header_is_checked_before_any_buffer_is_sized_from_it() {
+        assert_eq!(
+            chunk_samples(&spec(16_000, 2)).expect("16 kHz stereo"),
+            3200
+        );
+        // u32::MAX Hz x 65535 channels asked for a 2.8e13-sample buffer.
+        for (rate, ch) in [
+            (u32::MAX, 65_535),
+            (u32::MAX, 1),
+            (0, 1),
+            (16_000, 0),
+            (16_000, 65_535),
+        ] {
+            assert!(chunk_samples(&spec(rate, ch)).is_err(), "{rate} Hz x {ch}");
+        }
+    }
 }

@@ -346,6 +346,14 @@ fn tensor_info(c: &mut Cursor<'_>) -> Result<TensorInfo, GgufError> {
             .filter(|&n| n <= i64::MAX as u64)
             .ok_or_else(|| bad(format!("{dims:?} has too many elements")))?;
     }
+    // Rows are counted apart from elements: with empty rows (dims[0] == 0) the element
+    // count is 0 whatever the other dimensions say.
+    let n_rows = dims
+        .iter()
+        .skip(1)
+        .try_fold(1u64, |a, &d| a.checked_mul(d))
+        .filter(|&n| n <= i64::MAX as u64)
+        .ok_or_else(|| bad(format!("{dims:?} has too many rows")))?;
     let row_len = dims.first().copied().unwrap_or(1);
     let row_bytes = ggml_type.row_bytes(row_len).ok_or_else(|| {
         bad(format!(
@@ -353,12 +361,11 @@ fn tensor_info(c: &mut Cursor<'_>) -> Result<TensorInfo, GgufError> {
             ggml_type.block_size()
         ))
     })?;
-    let n_rows = n_elements.checked_div(row_len).unwrap_or(0);
     let n_bytes = row_bytes
         .checked_mul(n_rows)
         .ok_or_else(|| bad(format!("{dims:?} of {ggml_type} overflows a byte size")))?;
     Ok(TensorInfo::new(
-        name, dims, ggml_type, offset, n_elements, n_bytes,
+        name, dims, ggml_type, offset, n_elements, n_rows, n_bytes,
     ))
 }
 

@@ -11,6 +11,7 @@ pub struct TensorInfo {
     ggml_type: GgmlType,
     offset: u64,
     n_elements: u64,
+    n_rows: u64,
     n_bytes: u64,
 }
 
@@ -21,6 +22,7 @@ impl TensorInfo {
         ggml_type: GgmlType,
         offset: u64,
         n_elements: u64,
+        n_rows: u64,
         n_bytes: u64,
     ) -> Self {
         Self {
@@ -29,6 +31,7 @@ impl TensorInfo {
             ggml_type,
             offset,
             n_elements,
+            n_rows,
             n_bytes,
         }
     }
@@ -69,9 +72,9 @@ impl TensorInfo {
         self.dims.first().copied().unwrap_or(1)
     }
 
-    /// Number of rows (product of the outer dimensions).
+    /// Number of rows (product of the outer dimensions, checked when the file was read).
     pub fn n_rows(&self) -> u64 {
-        self.dims.iter().skip(1).product()
+        self.n_rows
     }
 
     /// Bytes per row.

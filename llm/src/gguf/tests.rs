@@ -332,6 +332,12 @@ fn corruption_table() {
             |e| matches!(e, E::BadTensorShape { .. }),
         ),
         (
+            // No elements (empty rows), but 2^80 rows: n_rows() used to overflow.
+            "row count overflow",
+            one_tensor(&[0, 1 << 40, 1 << 40], 0, 0, 64),
+            |e| matches!(e, E::BadTensorShape { .. }),
+        ),
+        (
             "byte size overflow",
             one_tensor(&[1 << 62], 0, 0, 64),
             |e| matches!(e, E::BadTensorShape { .. }),

@@ -6,7 +6,9 @@
 
 use pocket_kernels::attn::GroupAttention;
 use pocket_kernels::vec::silu_mul;
-use pocket_kernels::{ChunkCounter, MatmulJob, MatmulScratch, ThreadPool, matmul, matmul_many};
+use pocket_kernels::{
+    ChunkCounter, KernelError, MatmulJob, MatmulScratch, ThreadPool, matmul, matmul_many,
+};
 
 use super::Model;
 use crate::LlmError;
@@ -138,7 +140,7 @@ pub(crate) fn forward(
                 let angles = &rope[t * c.rope_dims..(t + 1) * c.rope_dims];
                 apply_rope(c, angles, q);
                 apply_rope(c, angles, k);
-            });
+            })?;
         }
         kv.write(li, pos, n, &st.k[..n * kvd], &st.v[..n * kvd]);
         attention(
@@ -160,7 +162,7 @@ pub(crate) fn forward(
             &mut st.tmp[..n * d],
             &mut st.scratch,
         )?;
-        residual_norm(pool, &mut st.x, &st.tmp, &mut st.xn, n, d, &l.ffn_norm, eps);
+        residual_norm(pool, &mut st.x, &st.tmp, &mut st.xn, n, d, &l.ffn_norm, eps)?;
         // Feed-forward block.
         matmul_many(
             pool,
@@ -183,7 +185,7 @@ pub(crate) fn forward(
             per_row(pool, n, &|t| {
                 // SAFETY: `per_row` hands each row index to exactly one call.
                 silu_mul(unsafe { gate.row(t) }, &up[t * f..(t + 1) * f]);
-            });
+            })?;
         }
         matmul(
             pool,
@@ -197,7 +199,7 @@ pub(crate) fn forward(
             .layers
             .get(li + 1)
             .map_or(&m.output_norm, |l| &l.attn_norm);
-        residual_norm(pool, &mut st.x, &st.tmp, &mut st.xn, n, d, next_norm, eps);
+        residual_norm(pool, &mut st.x, &st.tmp, &mut st.xn, n, d, next_norm, eps)?;
     }
     if logits {
         // `xn` holds the output-normalized rows.
@@ -219,17 +221,17 @@ const PAR_ROWS: usize = 8;
 
 /// Calls `f(t)` once for every row `t` in `0..n`: inline for small batches, else spread over
 /// the pool.
-fn per_row(pool: &ThreadPool, n: usize, f: &(dyn Fn(usize) + Sync)) {
+fn per_row(pool: &ThreadPool, n: usize, f: &(dyn Fn(usize) + Sync)) -> Result<(), KernelError> {
     if n < PAR_ROWS || pool.threads() == 1 {
         (0..n).for_each(f);
-        return;
+        return Ok(());
     }
     let counter = ChunkCounter::new(n, 4);
     pool.run(|_| {
         while let Some(r) = counter.next() {
             r.for_each(f);
         }
-    });
+    })
 }
 
 /// `x += y; xn = rmsnorm(x) * w`, row by row.
@@ -243,14 +245,14 @@ fn residual_norm(
     d: usize,
     w: &[f32],
     eps: f32,
-) {
+) -> Result<(), KernelError> {
     let (xr, xnr) = (RowsMut::new(x, d), RowsMut::new(xn, d));
     per_row(pool, n, &|t| {
         // SAFETY: `per_row` hands each row index to exactly one call.
         let (x, xn) = unsafe { (xr.row(t), xnr.row(t)) };
         add_into(x, &y[t * d..(t + 1) * d]);
         rms_norm_rows(x, w, eps, xn);
-    });
+    })
 }
 
 /// Rows of a buffer handed to pool threads, one row per call.
@@ -413,7 +415,7 @@ fn attention(
                 }
             }
         }
-    });
+    })?;
     if failed.into_inner() {
         return Err(LlmError::InvalidSession {
             reason: "attention buffers do not match the model".into(),

@@ -3,7 +3,7 @@
 
 use super::pretokenize::PreTokenizer;
 use super::unicode::{BYTE_TO_CHAR, char_to_byte};
-use super::vocab::{Arena, Merges, NO_TOKEN, TextIndex, attr};
+use super::vocab::{Arena, ArenaFull, Merges, NO_TOKEN, TextIndex, attr};
 use super::{SpecialIds, Tokenizer};
 use crate::LlmError;
 use crate::gguf::Metadata;
@@ -40,6 +40,14 @@ const FIM_EOG_TEXTS: &[&str] = &[
     "<|file_sep|>",
 ];
 
+/// Longest token text accepted, in bytes: real byte-level BPE vocabularies stay far below
+/// (their longest tokens are runs of a few hundred bytes at most); the cap bounds the work
+/// and memory per token of a hostile file.
+pub const MAX_TOKEN_BYTES: usize = 1024;
+
+/// Most token text in all, in bytes (real vocabularies hold 1 to 3 MiB).
+pub const MAX_VOCAB_BYTES: usize = 64 << 20;
+
 fn invalid(reason: impl Into<String>) -> LlmError {
     LlmError::InvalidVocab {
         reason: reason.into(),
@@ -72,16 +80,33 @@ impl Tokenizer {
             return Err(invalid("fewer token types than tokens"));
         }
 
-        let total: usize = tokens.iter().map(String::len).sum();
-        if total >= u32::MAX as usize / 2 {
-            return Err(invalid("token texts are too large"));
+        if let Some((i, t)) = tokens
+            .iter()
+            .enumerate()
+            .find(|(_, t)| t.len() > MAX_TOKEN_BYTES)
+        {
+            return Err(invalid(format!(
+                "token {i} is {} bytes long; at most {MAX_TOKEN_BYTES} are allowed",
+                t.len()
+            )));
         }
-        let mut texts = Arena::with_capacity(tokens.len(), total + 64);
+        let total: usize = tokens.iter().map(String::len).sum();
+        if total > MAX_VOCAB_BYTES {
+            return Err(invalid(format!(
+                "token texts take {total} bytes; at most {MAX_VOCAB_BYTES} are allowed"
+            )));
+        }
+        // Empty texts become `[EMPTY_<id>]` (at most 21 bytes each).
+        let limit = total.saturating_add(tokens.len().saturating_mul(24));
+        let mut texts = Arena::with_capacity(tokens.len(), total + 64, limit);
+        let full = |_: ArenaFull| invalid("token texts are too large");
         for (i, t) in tokens.iter().enumerate() {
             if t.is_empty() {
-                texts.push(format!("[EMPTY_{i}]").as_bytes());
+                texts
+                    .push(format!("[EMPTY_{i}]").as_bytes())
+                    .map_err(full)?;
             } else {
-                texts.push(t.as_bytes());
+                texts.push(t.as_bytes()).map_err(full)?;
             }
         }
         let index = TextIndex::build(&texts);
@@ -160,7 +185,7 @@ impl Tokenizer {
                 .find(&texts, BYTE_TO_CHAR[b].encode_utf8(&mut buf).as_bytes())
                 .unwrap_or(NO_TOKEN);
         }
-        let pieces = decoded_pieces(&texts, &attrs);
+        let pieces = decoded_pieces(&texts, &attrs)?;
 
         Ok(Tokenizer {
             texts,
@@ -217,39 +242,63 @@ fn read_merges(meta: &Metadata, texts: &Arena, index: &TextIndex) -> Result<Merg
     Ok(merges)
 }
 
+/// Most bytes of decoded pieces per byte of token text: a piece is never longer than its
+/// text, except for `[UNK_BYTE_0x..]` markers (15 bytes for a 1-byte character).
+const PIECE_BUDGET: usize = 2;
+
 /// The bytes each token stands for: byte-level characters decoded for normal tokens, the
 /// text itself for control/user-defined/unknown tokens, nothing for unused ones.
-fn decoded_pieces(texts: &Arena, attrs: &[u8]) -> Arena {
-    let mut pieces = Arena::with_capacity(texts.len(), texts.len() * 6);
+///
+/// A character outside the byte alphabet becomes `[UNK_BYTE_0x<its UTF-8 in hex>]`.
+/// llama.cpp also appends the whole token text inside every such marker, which is quadratic
+/// in the token's length (a hostile 1 MB token needs ~10^11 bytes); here the cost is linear
+/// and all pieces together are held to `PIECE_BUDGET` times the text plus 1 MiB.
+fn decoded_pieces(texts: &Arena, attrs: &[u8]) -> Result<Arena, LlmError> {
+    let limit = texts
+        .bytes_len()
+        .saturating_mul(PIECE_BUDGET)
+        .saturating_add(1 << 20);
+    let mut pieces = Arena::with_capacity(texts.len(), texts.bytes_len(), limit);
+    let full = |_: ArenaFull| {
+        invalid(format!(
+            "decoded tokens exceed {limit} bytes: too many characters outside the byte alphabet"
+        ))
+    };
     let mut utf8 = [0u8; 4];
     for (id, &a) in attrs.iter().enumerate() {
         let text = texts.get(id);
-        pieces.push(&[]);
+        pieces.push(&[]).map_err(full)?;
         if a & (attr::CONTROL | attr::UNKNOWN | attr::USER_DEFINED) != 0 {
-            pieces.extend_last(text);
+            pieces.extend_last(text).map_err(full)?;
         } else if a & attr::NORMAL != 0 {
             // Token texts came from Rust strings, so they are valid UTF-8.
             let s = std::str::from_utf8(text).unwrap_or_default();
             for c in s.chars() {
                 match char_to_byte(c) {
-                    Some(byte) => pieces.extend_last(&[byte]),
+                    Some(byte) => pieces.extend_last(&[byte]).map_err(full)?,
                     None => {
-                        // llama.cpp's marker for a character outside the byte alphabet.
-                        pieces.extend_last(b"[UNK_BYTE_0x");
-                        for b in c.encode_utf8(&mut utf8).bytes() {
-                            pieces.extend_last(format!("{b:02x}").as_bytes());
+                        let mut marker = *b"[UNK_BYTE_0x00000000]";
+                        let bytes = c.encode_utf8(&mut utf8).as_bytes();
+                        for (k, b) in bytes.iter().enumerate() {
+                            marker[12 + 2 * k] = HEX[usize::from(b >> 4)];
+                            marker[13 + 2 * k] = HEX[usize::from(b & 15)];
                         }
-                        pieces.extend_last(text);
-                        pieces.extend_last(b"]");
+                        let n = 12 + 2 * bytes.len();
+                        marker[n] = b']';
+                        pieces.extend_last(&marker[..=n]).map_err(full)?;
                     }
                 }
             }
-        } else if a & attr::BYTE != 0 {
-            pieces.extend_last(&byte_token_value(text).map_or(Vec::new(), |b| vec![b]));
+        } else if a & attr::BYTE != 0
+            && let Some(b) = byte_token_value(text)
+        {
+            pieces.extend_last(&[b]).map_err(full)?;
         }
     }
-    pieces
+    Ok(pieces)
 }
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// `<0xAB>` -> 0xAB.
 fn byte_token_value(text: &[u8]) -> Option<u8> {

@@ -18,6 +18,7 @@ mod vocab;
 mod tests;
 
 use bpe::{BpeScratch, merge_word};
+pub use build::MAX_TOKEN_BYTES;
 pub use decode::StreamDecoder;
 pub use pretokenize::PreTokenizer;
 use unicode::BYTE_TO_CHAR;

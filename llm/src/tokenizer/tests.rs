@@ -197,3 +197,65 @@ fn bos_and_eos_are_added_when_asked() {
     assert_eq!(t.encode("a", true), [261, b(b'a'), 262]);
     assert_eq!(t.encode("a", false), [b(b'a')]);
 }
+
+/// The tiny vocabulary plus `extra` as one more normal token, read back from a GGUF file
+/// written in memory.
+fn load_with_token(extra: String) -> Result<Tokenizer, LlmError> {
+    let meta = tiny_meta("qwen2");
+    let mut w = crate::gguf_writer::GgufWriter::new();
+    for (k, v) in meta.iter() {
+        let v = match (k, v) {
+            ("tokenizer.ggml.tokens", MetaValue::Array(MetaArray::String(t))) => {
+                let mut t = t.clone();
+                t.push(extra.clone());
+                MetaValue::Array(MetaArray::String(t))
+            }
+            ("tokenizer.ggml.token_type", MetaValue::Array(MetaArray::I32(t))) => {
+                let mut t = t.clone();
+                t.push(1);
+                MetaValue::Array(MetaArray::I32(t))
+            }
+            _ => v.clone(),
+        };
+        w.meta(k, v);
+    }
+    let mut bytes = Vec::new();
+    w.write(&mut bytes, |_, _| Ok(Vec::new()))?;
+    let file = crate::gguf::GgufFile::from_bytes(bytes)?;
+    Tokenizer::from_metadata(file.metadata())
+}
+
+#[test]
+fn a_huge_token_outside_the_byte_alphabet_is_refused() {
+    // 300k characters that are not byte-level characters (900 KB of text): the unknown-
+    // character fallback used to copy the whole text once per character (~10^11 bytes).
+    let huge = "中".repeat(300_000);
+    match load_with_token(huge) {
+        Err(LlmError::InvalidVocab { reason }) => {
+            assert!(reason.contains("264"), "names the token: {reason}");
+            assert!(reason.contains(&MAX_TOKEN_BYTES.to_string()), "{reason}");
+        }
+        Err(e) => panic!("unexpected error: {e}"),
+        Ok(_) => panic!("a 900 KB token was accepted"),
+    }
+}
+
+#[test]
+fn unknown_characters_cost_linear_space() {
+    // The longest token allowed, all outside the byte alphabet: its decoded piece stays a
+    // small multiple of its text (each character becomes one `[UNK_BYTE_0x..]` marker).
+    let text = "中".repeat(MAX_TOKEN_BYTES / 3);
+    let t = load_with_token(text.clone()).expect("a token at the limit loads");
+    let piece = t.pieces.get(264);
+    assert!(
+        piece.len() <= 8 * text.len(),
+        "{} bytes of piece for {} bytes of text",
+        piece.len(),
+        text.len()
+    );
+    assert!(
+        piece.starts_with(b"[UNK_BYTE_0xe4b8ad]"),
+        "{:?}",
+        &piece[..40]
+    );
+}

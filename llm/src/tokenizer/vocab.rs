@@ -32,30 +32,57 @@ pub mod attr {
     }
 }
 
-/// Concatenated byte strings addressed by index.
+/// Concatenated byte strings addressed by index, at most `limit` bytes in all (and never
+/// more than the u32 end offsets address).
 #[derive(Debug, Default, Clone)]
 pub struct Arena {
     bytes: Vec<u8>,
     ends: Vec<u32>,
+    limit: usize,
 }
 
+/// An [`Arena`] append that would pass its byte limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ArenaFull;
+
 impl Arena {
-    pub fn with_capacity(items: usize, bytes: usize) -> Self {
+    /// Room for `items` strings of `bytes` in all; appends past `limit` bytes fail.
+    pub fn with_capacity(items: usize, bytes: usize, limit: usize) -> Self {
+        let limit = limit.min(u32::MAX as usize);
         Self {
-            bytes: Vec::with_capacity(bytes),
+            bytes: Vec::with_capacity(bytes.min(limit)),
             ends: Vec::with_capacity(items),
+            limit,
         }
     }
-    pub fn push(&mut self, s: &[u8]) {
+    /// The end offset after appending `extra` bytes, if that stays within the limit.
+    fn end_after(&self, extra: usize) -> Result<u32, ArenaFull> {
+        let end = self
+            .bytes
+            .len()
+            .checked_add(extra)
+            .filter(|&e| e <= self.limit)
+            .ok_or(ArenaFull)?;
+        u32::try_from(end).map_err(|_| ArenaFull)
+    }
+    pub fn push(&mut self, s: &[u8]) -> Result<(), ArenaFull> {
+        let end = self.end_after(s.len())?;
         self.bytes.extend_from_slice(s);
-        self.ends.push(self.bytes.len() as u32);
+        self.ends.push(end);
+        Ok(())
     }
     /// Extends the last item (used while building an item piecewise).
-    pub fn extend_last(&mut self, s: &[u8]) {
+    pub fn extend_last(&mut self, s: &[u8]) -> Result<(), ArenaFull> {
+        let end = self.end_after(s.len())?;
         self.bytes.extend_from_slice(s);
         if let Some(e) = self.ends.last_mut() {
-            *e = self.bytes.len() as u32;
+            *e = end;
         }
+        Ok(())
+    }
+    /// Bytes held in all.
+    pub fn bytes_len(&self) -> usize {
+        self.bytes.len()
     }
     pub fn get(&self, i: usize) -> &[u8] {
         let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };

@@ -13,17 +13,33 @@ fn file_err(path: &Path, message: impl std::fmt::Display) -> PipelineError {
     }
 }
 
-/// Reads `path` as mono at `rate` Hz.
+/// Lowest sample rate accepted, in or out, in Hz.
+pub const MIN_RATE: u32 = 4_000;
+/// Highest sample rate accepted, in or out, in Hz.
+pub const MAX_RATE: u32 = 384_000;
+
+/// Longest file read, in seconds.
+pub const MAX_SECONDS: u64 = 3600;
+/// Most samples held at once, read (all channels) or written: one hour of 48 kHz stereo.
+pub const MAX_SAMPLES: u64 = 2 * 3600 * 48_000;
+/// Most channels in a file.
+pub const MAX_CHANNELS: u16 = 64;
+
+/// Reads `path` as mono at `rate` Hz. Refuses, before reading the samples, rates outside
+/// `MIN_RATE..=MAX_RATE` (the file's or `rate`), more than `MAX_CHANNELS` channels, more
+/// than `MAX_SECONDS` of audio and more than `MAX_SAMPLES` samples in or out.
 pub fn read_mono(path: &Path, rate: u32) -> Result<Vec<f32>, PipelineError> {
+    if !(MIN_RATE..=MAX_RATE).contains(&rate) {
+        return Err(file_err(
+            path,
+            format!(
+                "cannot convert to a sample rate of {rate} Hz (allowed {MIN_RATE}..={MAX_RATE})"
+            ),
+        ));
+    }
     let mut reader = hound::WavReader::open(path).map_err(|e| file_err(path, e))?;
     let spec = reader.spec();
-    if spec.channels == 0 || spec.sample_rate == 0 {
-        return Err(file_err(path, "no channels or zero sample rate"));
-    }
-    // Bound memory: one hour of 48 kHz stereo at most.
-    if reader.duration() as u64 > 3600 * 48_000 {
-        return Err(file_err(path, "longer than one hour"));
-    }
+    check_spec(&spec, u64::from(reader.duration()), rate).map_err(|m| file_err(path, m))?;
     let interleaved: Vec<f32> = match spec.sample_format {
         hound::SampleFormat::Float => reader
             .samples::<f32>()
@@ -57,6 +73,36 @@ pub fn read_mono(path: &Path, rate: u32) -> Result<Vec<f32>, PipelineError> {
         return Err(file_err(path, "no audio samples"));
     }
     Ok(resample_all(&mono, spec.sample_rate, rate))
+}
+
+/// The limits of [`read_mono`] on a header: `frames` per channel, converted to `rate`.
+fn check_spec(spec: &hound::WavSpec, frames: u64, rate: u32) -> Result<(), String> {
+    let from = spec.sample_rate;
+    if !(MIN_RATE..=MAX_RATE).contains(&from) {
+        return Err(format!(
+            "sample rate {from} Hz is outside {MIN_RATE}..={MAX_RATE} Hz"
+        ));
+    }
+    if spec.channels == 0 || spec.channels > MAX_CHANNELS {
+        return Err(format!(
+            "{} channels (1..={MAX_CHANNELS} are supported)",
+            spec.channels
+        ));
+    }
+    let seconds = frames / u64::from(from);
+    if seconds > MAX_SECONDS {
+        return Err(format!(
+            "{seconds} s of audio; at most {MAX_SECONDS} s are read"
+        ));
+    }
+    let samples_in = frames * u64::from(spec.channels);
+    let samples_out = frames * u64::from(rate) / u64::from(from);
+    if samples_in.max(samples_out) > MAX_SAMPLES {
+        return Err(format!(
+            "{samples_in} samples in, {samples_out} out: at most {MAX_SAMPLES}"
+        ));
+    }
+    Ok(())
 }
 
 /// Writes mono `samples` at `rate` as 16-bit PCM.
@@ -97,5 +143,44 @@ mod tests {
             Err(PipelineError::AudioFile { .. })
         ));
         assert!(read_mono(&dir.path().join("missing.wav"), 16_000).is_err());
+    }
+
+    fn message(r: Result<Vec<f32>, PipelineError>) -> String {
+        match r {
+            Err(PipelineError::AudioFile { message, .. }) => message,
+            Err(e) => panic!("unexpected error {e}"),
+            Ok(v) => panic!("accepted, {} samples", v.len()),
+        }
+    }
+
+    #[test]
+    fn sample_rates_outside_the_range_are_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        // 1 Hz: 100 samples would become 1.6 M at 16 kHz (4 M samples: 6.4e10).
+        let p = dir.path().join("slow.wav");
+        write_mono(&p, &[0.1; 100], 1).expect("write");
+        assert!(message(read_mono(&p, 16_000)).contains("sample rate 1 Hz"));
+        let ok = dir.path().join("ok.wav");
+        write_mono(&ok, &[0.1; 100], 16_000).expect("write");
+        for to in [0, 1, MAX_RATE + 1] {
+            assert!(message(read_mono(&ok, to)).contains("rate"), "to {to}");
+        }
+        assert_eq!(read_mono(&ok, MIN_RATE).expect("4 kHz").len(), 25);
+    }
+
+    #[test]
+    fn files_longer_than_an_hour_are_refused_by_their_header() {
+        // A 4 kHz header that claims 5000 s of samples (the data itself is missing): the
+        // limit is in seconds, so it is refused before anything is read.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path().join("long.wav");
+        write_mono(&p, &[0.1; 8], MIN_RATE).expect("write");
+        let mut b = std::fs::read(&p).expect("read");
+        let at = b.windows(4).position(|w| w == b"data").expect("data chunk") + 4;
+        let claimed = (5000 * MIN_RATE * 2).to_le_bytes();
+        b[at..at + 4].copy_from_slice(&claimed);
+        std::fs::write(&p, &b).expect("write");
+        let m = message(read_mono(&p, 16_000));
+        assert!(m.contains("3600 s"), "{m}");
     }
 }

@@ -221,6 +221,7 @@ mod tests {
     #[test]
     fn latencies_and_stages() {
         let m = TurnMetrics {
+            true_speech_end: Some(960.0),
             speech_end: Some(1000.0),
             eou: Some(1400.0),
             asr_final: Some(1450.0),
@@ -232,6 +233,7 @@ mod tests {
         assert!(m.is_complete());
         assert_eq!(m.first_audio_latency(), Some(570.0));
         assert_eq!(m.response_latency(), Some(170.0));
+        assert_eq!(m.true_first_audio_latency(), Some(610.0));
         let stages = m.stages();
         assert_eq!(stages[0], ("endpoint_wait", Some(400.0)));
         assert_eq!(stages[5], ("to_output", Some(10.0)));
@@ -241,5 +243,34 @@ mod tests {
         };
         assert!(!partial.is_complete());
         assert_eq!(partial.response_latency(), None);
+    }
+
+    #[test]
+    fn true_speech_ends_go_to_the_turns_they_belong_to() {
+        let turn = |n: u64, vad_end: f64| TurnRecord {
+            turn: n,
+            user_text: String::new(),
+            reply_text: String::new(),
+            heard: None,
+            metrics: TurnMetrics {
+                speech_end: Some(vad_end),
+                first_audio: Some(vad_end + 500.0),
+                ..TurnMetrics::default()
+            },
+            first_audio_latency_ms: Some(500.0),
+            response_latency_ms: None,
+            true_first_audio_latency_ms: None,
+        };
+        let mut r = Report::new(vec![turn(1, 1050.0), turn(2, 9040.0)], &[], None);
+        // Input 2 (5000) made no turn; the others end 50 and 40 ms before the VAD saw it.
+        r.attach_true_speech_ends(&[1000.0, 5000.0, 9000.0]);
+        assert_eq!(r.turns[0].true_first_audio_latency_ms, Some(550.0));
+        assert_eq!(r.turns[1].true_first_audio_latency_ms, Some(540.0));
+        let p = r.true_first_audio_latency_ms.clone().expect("percentiles");
+        assert_eq!((p.n, p.p50, p.p90), (2, 540.0, 550.0));
+        // Nothing within 1.5 s: no true end.
+        r.attach_true_speech_ends(&[20_000.0]);
+        assert_eq!(r.turns[0].true_first_audio_latency_ms, None);
+        assert_eq!(r.true_first_audio_latency_ms, None);
     }
 }

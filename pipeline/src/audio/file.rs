@@ -291,3 +291,29 @@ impl Feeder {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::speech_end_sample;
+
+    #[test]
+    fn a_clean_clip_ends_where_its_sound_does() {
+        let mut clip = vec![0.0f32; 4000];
+        // A tone that fades to 1/200 of its peak (a soft word ending), then silence.
+        let tone = 8000;
+        clip.extend((0..tone).map(|i| {
+            let fade = if i < tone - 800 {
+                1.0
+            } else {
+                (tone - i) as f32 / 800.0
+            };
+            0.5 * fade * (i as f32 * 0.3).sin()
+        }));
+        clip.extend(std::iter::repeat_n(0.0, 6000));
+        let end = speech_end_sample(&clip).expect("speech");
+        // Within the fade's last 5% (under 1% of the peak is not speech).
+        assert!((4000 + tone - 40..=4000 + tone).contains(&end), "{end}");
+        assert_eq!(speech_end_sample(&[0.0; 1600]), None);
+        assert_eq!(speech_end_sample(&[]), None);
+    }
+}

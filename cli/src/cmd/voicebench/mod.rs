@@ -6,10 +6,14 @@ mod audio;
 mod fixture;
 mod fixture_data;
 mod merge;
+mod plots;
 mod progress;
+mod report;
 mod run;
+mod score;
 mod sink;
 mod spec;
+mod stats;
 mod text;
 mod worker;
 
@@ -23,6 +27,8 @@ pub enum VoicebenchCommand {
     Run(run::RunArgs),
     /// Join shard outputs into one file, checking no sample is missing or doubled.
     Merge(merge::MergeArgs),
+    /// Score output files by VoiceBench's rules; write report.json, report.md and SVG plots.
+    Score(score::ScoreArgs),
     /// Write a small VoiceBench-format set (parquet) spoken by flite and espeak-ng voices.
     Fixture(fixture::FixtureArgs),
 }
@@ -31,6 +37,7 @@ pub fn run(command: VoicebenchCommand) -> Result<()> {
     match command {
         VoicebenchCommand::Run(a) => run::run(a),
         VoicebenchCommand::Merge(a) => merge::run(a),
+        VoicebenchCommand::Score(a) => score::run(a),
         VoicebenchCommand::Fixture(a) => fixture::run(a),
     }
 }

@@ -38,6 +38,9 @@ enum Command {
     Say(cmd::say::SayArgs),
     /// Transcribe a WAV file (prints text, per-utterance timing and RTF).
     Transcribe(cmd::transcribe::TranscribeArgs),
+    /// VoiceBench: run a subset through the voice loop, merge shards, score with reports.
+    #[command(subcommand)]
+    Voicebench(cmd::voicebench::VoicebenchCommand),
 }
 
 fn main() -> std::process::ExitCode {
@@ -52,6 +55,7 @@ fn main() -> std::process::ExitCode {
         Command::Talk(a) => cmd::talk::run(a),
         Command::Say(a) => cmd::say::run(a),
         Command::Transcribe(a) => cmd::transcribe::run(a),
+        Command::Voicebench(c) => cmd::voicebench::run(c),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

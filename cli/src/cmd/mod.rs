@@ -9,3 +9,4 @@ pub mod llm;
 pub mod say;
 pub mod talk;
 pub mod transcribe;
+pub mod voicebench;

@@ -5,22 +5,17 @@
 use std::str::FromStr;
 
 /// Which earlier turns the model sees.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum HistoryPolicy {
     /// Every earlier turn that fits. When the context fills, the oldest turns go at once until
     /// at most half of it is in use, so the window moves rarely.
+    #[default]
     AllThatFit,
     /// At most this many earlier exchanges (a user turn and its reply); 0 = every question
     /// is asked afresh.
     LastTurns(usize),
     /// Earlier exchanges up to this many tokens, the oldest dropped first.
     Tokens(usize),
-}
-
-impl Default for HistoryPolicy {
-    fn default() -> Self {
-        HistoryPolicy::AllThatFit
-    }
 }
 
 impl std::fmt::Display for HistoryPolicy {

@@ -1,0 +1,238 @@
+//! SVG plots of a score report (plotters' SVG backend: pure Rust, text left to the viewer's
+//! fonts, so no system fonts or C libraries are needed): scores per subset, the CDF of
+//! first-audio latency, and the mean time of each voice-loop stage.
+
+use std::path::Path;
+
+use anyhow::{Result, anyhow};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use pocket_voicebench::Record;
+
+use super::report::{LATENCIES, Report, STAGES};
+
+const SIZE: (u32, u32) = (900, 520);
+
+fn plot_err(e: impl std::fmt::Display) -> anyhow::Error {
+    anyhow!("drawing a plot: {e}")
+}
+
+type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+
+/// Writes the plots that have data into `dir`; returns their file names.
+pub fn write_all(dir: &Path, report: &Report, records: &[Record]) -> Result<Vec<&'static str>> {
+    let mut written = Vec::new();
+    if report.scores.iter().any(|s| s.score.is_some()) {
+        draw(&dir.join("scores.svg"), |root| scores(root, report))?;
+        written.push("scores.svg");
+    }
+    let series = latency_series(records);
+    if !series.is_empty() {
+        draw(&dir.join("latency_cdf.svg"), |root| {
+            latency_cdf(root, &series)
+        })?;
+        written.push("latency_cdf.svg");
+    }
+    if !report.stage_means_ms.is_empty() {
+        draw(&dir.join("stages.svg"), |root| stages(root, report))?;
+        written.push("stages.svg");
+    }
+    Ok(written)
+}
+
+fn scores(root: &Area, report: &Report) -> Result<()> {
+    root.fill(&WHITE).map_err(plot_err)?;
+    let rows: Vec<(String, f64)> = report
+        .scores
+        .iter()
+        .filter_map(|s| s.score.map(|v| (format!("{}/{}", s.subset, s.split), v)))
+        .collect();
+    let n = rows.len();
+    let mut chart = ChartBuilder::on(root)
+        .caption("VoiceBench score per subset (%)", ("sans-serif", 22))
+        .margin(15)
+        .x_label_area_size(40)
+        .y_label_area_size(50)
+        .build_cartesian_2d((0..n).into_segmented(), 0f64..100f64)
+        .map_err(plot_err)?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(n.max(1))
+        .x_label_formatter(&|v| match v {
+            SegmentValue::CenterOf(i) => rows.get(*i).map(|r| r.0.clone()).unwrap_or_default(),
+            _ => String::new(),
+        })
+        .y_desc("score (%)")
+        .draw()
+        .map_err(plot_err)?;
+    chart
+        .draw_series(rows.iter().enumerate().map(|(i, (_, v))| {
+            let mut bar = Rectangle::new(
+                [
+                    (SegmentValue::Exact(i), 0.0),
+                    (SegmentValue::Exact(i + 1), *v),
+                ],
+                BLUE.mix(0.6).filled(),
+            );
+            bar.set_margin(0, 0, 12, 12);
+            bar
+        }))
+        .map_err(plot_err)?;
+    chart
+        .draw_series(rows.iter().enumerate().map(|(i, (_, v))| {
+            Text::new(
+                format!("{v:.1}"),
+                (SegmentValue::CenterOf(i), (v + 2.0).min(97.0)),
+                ("sans-serif", 15),
+            )
+        }))
+        .map_err(plot_err)?;
+    Ok(())
+}
+
+/// Draws one SVG file.
+fn draw(path: &Path, plot: impl FnOnce(&Area) -> Result<()>) -> Result<()> {
+    let root = SVGBackend::new(path, SIZE).into_drawing_area();
+    plot(&root)?;
+    root.present().map_err(plot_err)
+}
+
+/// Sorted values of each latency the records have (label, values).
+fn latency_series(records: &[Record]) -> Vec<(&'static str, Vec<f64>)> {
+    let wanted = [
+        "first_audio_true_end",
+        "first_audio",
+        "response",
+        "llm_first_token",
+    ];
+    LATENCIES
+        .iter()
+        .filter(|(k, _)| wanted.contains(k))
+        .filter_map(|(key, label)| {
+            let mut v: Vec<f64> = records
+                .iter()
+                .filter_map(|r| r.timings.get(*key).copied())
+                .collect();
+            v.sort_by(f64::total_cmp);
+            (!v.is_empty()).then_some((*label, v))
+        })
+        .collect()
+}
+
+fn latency_cdf(root: &Area, series: &[(&'static str, Vec<f64>)]) -> Result<()> {
+    root.fill(&WHITE).map_err(plot_err)?;
+    let top = series
+        .iter()
+        .filter_map(|(_, v)| v.last().copied())
+        .fold(1.0f64, f64::max)
+        * 1.05;
+    let mut chart = ChartBuilder::on(root)
+        .caption("Latency CDF across samples", ("sans-serif", 22))
+        .margin(15)
+        .x_label_area_size(40)
+        .y_label_area_size(50)
+        .build_cartesian_2d(0f64..top, 0f64..1.0f64)
+        .map_err(plot_err)?;
+    chart
+        .configure_mesh()
+        .x_desc("ms")
+        .y_desc("fraction of samples")
+        .draw()
+        .map_err(plot_err)?;
+    for (i, (label, values)) in series.iter().enumerate() {
+        let color = Palette99::pick(i).to_rgba();
+        let n = values.len() as f64;
+        // A step function: each sample lifts the curve by 1/n at its value.
+        let mut points = vec![(0.0, 0.0)];
+        for (j, v) in values.iter().enumerate() {
+            points.push((*v, j as f64 / n));
+            points.push((*v, (j + 1) as f64 / n));
+        }
+        chart
+            .draw_series(LineSeries::new(points, color.stroke_width(2)))
+            .map_err(plot_err)?
+            .label(*label)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .draw()
+        .map_err(plot_err)?;
+    Ok(())
+}
+
+fn stages(root: &Area, report: &Report) -> Result<()> {
+    root.fill(&WHITE).map_err(plot_err)?;
+    let groups: Vec<(&String, Vec<f64>)> = report
+        .stage_means_ms
+        .iter()
+        .map(|(g, m)| {
+            (
+                g,
+                STAGES
+                    .iter()
+                    .map(|s| m.get(*s).copied().unwrap_or(0.0))
+                    .collect(),
+            )
+        })
+        .collect();
+    let n = groups.len();
+    let top = groups
+        .iter()
+        .map(|(_, v)| v.iter().sum::<f64>())
+        .fold(1.0f64, f64::max)
+        * 1.15;
+    let mut chart = ChartBuilder::on(root)
+        .caption("Mean time per stage (ms)", ("sans-serif", 22))
+        .margin(15)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d((0..n).into_segmented(), 0f64..top)
+        .map_err(plot_err)?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(n.max(1))
+        .x_label_formatter(&|v| match v {
+            SegmentValue::CenterOf(i) => groups.get(*i).map(|g| g.0.clone()).unwrap_or_default(),
+            _ => String::new(),
+        })
+        .y_desc("ms")
+        .draw()
+        .map_err(plot_err)?;
+    for (s, stage) in STAGES.iter().enumerate() {
+        if groups.iter().all(|(_, v)| v[s] == 0.0) {
+            continue;
+        }
+        let color = Palette99::pick(s).to_rgba();
+        let bars = groups.iter().enumerate().map(|(i, (_, v))| {
+            let base: f64 = v[..s].iter().sum();
+            let mut bar = Rectangle::new(
+                [
+                    (SegmentValue::Exact(i), base),
+                    (SegmentValue::Exact(i + 1), base + v[s]),
+                ],
+                color.filled(),
+            );
+            bar.set_margin(0, 0, 20, 20);
+            bar
+        });
+        chart
+            .draw_series(bars)
+            .map_err(plot_err)?
+            .label(*stage)
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .draw()
+        .map_err(plot_err)?;
+    Ok(())
+}

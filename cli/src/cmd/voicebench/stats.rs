@@ -1,0 +1,112 @@
+//! Numbers for the score report: nearest-rank percentiles and word error rate.
+
+use serde::Serialize;
+
+/// P50/P90/P99 (nearest rank) and mean of one quantity over the samples that have it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Spread {
+    pub n: usize,
+    pub mean: f64,
+    pub p50: f64,
+    pub p90: f64,
+    pub p99: f64,
+}
+
+impl Spread {
+    pub fn of(values: &[f64]) -> Option<Self> {
+        if values.is_empty() {
+            return None;
+        }
+        let mut v = values.to_vec();
+        v.sort_by(f64::total_cmp);
+        let rank = |p: f64| v[((p * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1];
+        Some(Self {
+            n: v.len(),
+            mean: v.iter().sum::<f64>() / v.len() as f64,
+            p50: rank(0.5),
+            p90: rank(0.9),
+            p99: rank(0.99),
+        })
+    }
+}
+
+/// Lowercase words with punctuation dropped (apostrophes inside words kept: "don't").
+pub fn normalize_words(text: &str) -> Vec<String> {
+    text.to_lowercase()
+        .split(|c: char| c.is_whitespace() || (c.is_ascii_punctuation() && c != '\''))
+        .map(|w| w.trim_matches('\''))
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Word-level edit distance (substitutions + deletions + insertions) of `hyp` against `reference`.
+pub fn word_edits(reference: &[String], hyp: &[String]) -> usize {
+    let mut prev: Vec<usize> = (0..=hyp.len()).collect();
+    let mut cur = vec![0; hyp.len() + 1];
+    for (i, r) in reference.iter().enumerate() {
+        cur[0] = i + 1;
+        for (j, h) in hyp.iter().enumerate() {
+            let sub = prev[j] + usize::from(r != h);
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[hyp.len()]
+}
+
+/// Corpus WER over (reference, hypothesis) pairs: all edits over all reference words.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Wer {
+    pub n: usize,
+    pub reference_words: usize,
+    pub edits: usize,
+    pub wer: f64,
+}
+
+impl Wer {
+    pub fn of<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Option<Self> {
+        let (mut n, mut words, mut edits) = (0, 0, 0);
+        for (reference, hyp) in pairs {
+            let r = normalize_words(reference);
+            let h = normalize_words(hyp);
+            n += 1;
+            words += r.len();
+            edits += word_edits(&r, &h);
+        }
+        (n > 0).then(|| Self {
+            n,
+            reference_words: words,
+            edits,
+            wer: if words == 0 {
+                0.0
+            } else {
+                edits as f64 / words as f64
+            },
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wer_ignores_case_and_punctuation() {
+        let w = Wer::of([("Hello, world! Don't stop.", "hello world don't stop")]).expect("one");
+        assert_eq!((w.edits, w.reference_words), (0, 4));
+        let w = Wer::of([("a b c d", "a x c")]).expect("one");
+        assert_eq!(w.edits, 2);
+        assert!((w.wer - 0.5).abs() < 1e-9);
+        assert!(Wer::of(std::iter::empty()).is_none());
+    }
+
+    #[test]
+    fn spread_nearest_rank() {
+        let v: Vec<f64> = (1..=100).map(f64::from).collect();
+        let s = Spread::of(&v).expect("values");
+        assert_eq!((s.p50, s.p90, s.p99), (50.0, 90.0, 99.0));
+        assert!((s.mean - 50.5).abs() < 1e-9);
+        assert!(Spread::of(&[]).is_none());
+    }
+}

@@ -64,7 +64,7 @@ pub enum Mode {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct Settings {
-    /// Asset id of the language model.
+    /// Asset id of the language model, or the path of a GGUF file.
     pub model: String,
     /// Asset id of the voice, or [`FALLBACK_VOICE`].
     pub voice: String,
@@ -91,8 +91,11 @@ impl Settings {
     /// Checks every field; the error names the field and the allowed values.
     pub fn validate(&self) -> Result<(), AppError> {
         let bad = |m: String| Err(AppError::Settings(m));
-        if !MODELS.iter().any(|c| c.id == self.model) {
-            return bad(format!("unknown model {:?}", self.model));
+        if !MODELS.iter().any(|c| c.id == self.model) && !self.model_is_file() {
+            return bad(format!(
+                "unknown model {:?}: choose one from the list or give the path of a .gguf file",
+                self.model
+            ));
         }
         if !VOICES.iter().any(|c| c.id == self.voice) {
             return bad(format!("unknown voice {:?}", self.voice));
@@ -105,6 +108,12 @@ impl Settings {
             return bad("barge-in sensitivity must be 0..=100".into());
         }
         Ok(())
+    }
+
+    /// The model is a GGUF file the user picked (an existing `.gguf` path), not an asset id.
+    pub fn model_is_file(&self) -> bool {
+        let p = Path::new(&self.model);
+        p.extension().is_some_and(|e| e.eq_ignore_ascii_case("gguf")) && p.is_file()
     }
 
     /// Speech needed before the user's voice counts (and interrupts a reply): 600 ms at
@@ -216,6 +225,29 @@ mod tests {
             Settings::load(&path).1.is_some(),
             "unknown fields are refused"
         );
+    }
+
+    #[test]
+    fn a_gguf_file_path_is_a_model_and_a_missing_one_is_not() {
+        let dir = tempfile::tempdir().expect("dir");
+        let gguf = dir.path().join("mine.gguf");
+        std::fs::write(&gguf, b"GGUF").expect("write");
+        let picked = Settings {
+            model: gguf.display().to_string(),
+            ..Settings::default()
+        };
+        assert!(picked.model_is_file());
+        picked.validate().expect("an existing .gguf is a model");
+        let gone = Settings {
+            model: dir.path().join("gone.gguf").display().to_string(),
+            ..Settings::default()
+        };
+        assert!(gone.validate().is_err());
+        let not_gguf = Settings {
+            model: dir.path().display().to_string(),
+            ..Settings::default()
+        };
+        assert!(not_gguf.validate().is_err());
     }
 
     #[test]

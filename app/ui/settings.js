@@ -19,7 +19,9 @@ export class SettingsDialog {
 
   open(status) {
     const s = status.settings;
-    fill($("set-model"), status.models, s.model);
+    const isPath = !status.models.some((m) => m.id === s.model);
+    fill($("set-model"), status.models, isPath ? status.models[0].id : s.model);
+    $("set-model-path").value = isPath ? s.model : "";
     fill($("set-voice"), status.voices, s.voice);
     const silence = $("set-silence");
     [silence.min, silence.max] = status.endSilenceRange;
@@ -34,7 +36,7 @@ export class SettingsDialog {
   values() {
     const mode = document.querySelector('input[name="mode"]:checked');
     return {
-      model: $("set-model").value,
+      model: $("set-model-path").value.trim() || $("set-model").value,
       voice: $("set-voice").value,
       endSilenceMs: Number($("set-silence").value),
       bargeInSensitivity: Number($("set-barge").value),

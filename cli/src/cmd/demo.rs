@@ -19,7 +19,7 @@ pub const DEMO_QUESTIONS: [&str; 4] = [
     "What is the capital of France?",
     "How many days are there in a week?",
     "What do bees make?",
-    "Which planet do we live on?",
+    "Who was the first person to walk on the moon?",
 ];
 
 #[derive(Args)]

@@ -5,7 +5,6 @@ mod device;
 mod e2e;
 mod file_io;
 mod harness;
-mod long_session;
 mod mocks;
 mod real_asr;
 mod scenarios;

@@ -3,7 +3,8 @@
 //! different word ("Say the word apple."), so a reply that says it provably answers its own
 //! turn, not an earlier one. The context overflows and the window slides more than once; the
 //! cost of a turn stays flat (response latency P90 over turns 150-200 within 1.3x of turns
-//! 1-50, plus a small allowance for timer noise on a shared CI machine).
+//! 1-50, plus a small allowance for timer noise on a shared CI machine). Its own test binary,
+//! so no other test shares the cores while it measures.
 
 use std::ops::ControlFlow;
 use std::sync::atomic::AtomicBool;
@@ -11,11 +12,10 @@ use std::time::Duration;
 
 use pocket_tts::Voice;
 
-use crate::audio::file::{FileSink, Pace, TurnOutcome, converse};
-use crate::config::PipelineConfig;
-use crate::engines::default::{EngineOptions, load_default};
-use crate::handle::Pipeline;
-use crate::metrics::Percentiles;
+use pocket_pipeline::audio::file::{FileSink, Pace, TurnOutcome, converse};
+use pocket_pipeline::engines::default::{EngineOptions, load_default};
+use pocket_pipeline::metrics::Percentiles;
+use pocket_pipeline::{Pipeline, PipelineConfig};
 
 /// 200 everyday words, each a turn's answer.
 const WORDS: &str = "apple banana carrot table window garden river mountain pencil rabbit \

@@ -4,6 +4,7 @@
 # as ONE ongoing session per voice, then scores the replies (bench/accuracy.py).
 # Usage: bench/spoken-accuracy.sh WORKDIR [PACE] [-- converse options, e.g. --model ID --history last:0]
 #   PACE: realtime (default; latency from each clip's true end of speech) or fast (accuracy only)
+#   VOICES="flite-rms ..." runs only those voices (default: all three).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WORK=${1:?usage: bench/spoken-accuracy.sh WORKDIR [PACE] [-- converse options]}
@@ -19,6 +20,8 @@ command -v taskset >/dev/null 2>&1 || CORES=()
 tag=$(printf '%s' "$PACE ${*:-default}" | tr -c 'A-Za-z0-9.:-' '_')
 for dir in "$WORK"/clips/*/; do
   voice=$(basename "$dir")
+  # VOICES="flite-rms flite-slt" limits the run to those voices.
+  [ -z "${VOICES:-}" ] || [[ " $VOICES " == *" $voice "* ]] || continue
   inputs=()
   while IFS=$'\t' read -r wav _; do inputs+=(--input "$wav"); done < "$dir/list.tsv"
   report="$WORK/$voice.$tag.json"

@@ -180,6 +180,7 @@ mod tests {
             first_segment: Some(speech_end + 600.0),
             tts_first_chunk: Some(speech_end + 650.0),
             first_audio: Some(speech_end + 660.0),
+            ..TurnMetrics::default()
         }
     }
 

@@ -113,7 +113,9 @@ impl Settings {
     /// The model is a GGUF file the user picked (an existing `.gguf` path), not an asset id.
     pub fn model_is_file(&self) -> bool {
         let p = Path::new(&self.model);
-        p.extension().is_some_and(|e| e.eq_ignore_ascii_case("gguf")) && p.is_file()
+        p.extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("gguf"))
+            && p.is_file()
     }
 
     /// Speech needed before the user's voice counts (and interrupts a reply): 600 ms at

@@ -118,13 +118,17 @@ impl Percentiles {
         }
         let mut v = values.to_vec();
         v.sort_by(f64::total_cmp);
-        let rank = |p: f64| v[((p * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1];
         Some(Self {
             n: v.len(),
-            p50: rank(0.5),
-            p90: rank(0.9),
+            p50: nearest_rank(&v, 0.5),
+            p90: nearest_rank(&v, 0.9),
         })
     }
+}
+
+/// The nearest-rank `p` percentile (0 < p <= 1) of `sorted` (ascending, not empty).
+pub fn nearest_rank(sorted: &[f64], p: f64) -> f64 {
+    sorted[((p * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len()) - 1]
 }
 
 /// The JSON latency report of a run.

@@ -1,5 +1,6 @@
 //! Numbers for the score report: nearest-rank percentiles and word error rate.
 
+use pocket_pipeline::metrics::nearest_rank;
 use serde::Serialize;
 
 /// P50/P90/P99 (nearest rank) and mean of one quantity over the samples that have it.
@@ -19,13 +20,12 @@ impl Spread {
         }
         let mut v = values.to_vec();
         v.sort_by(f64::total_cmp);
-        let rank = |p: f64| v[((p * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1];
         Some(Self {
             n: v.len(),
             mean: v.iter().sum::<f64>() / v.len() as f64,
-            p50: rank(0.5),
-            p90: rank(0.9),
-            p99: rank(0.99),
+            p50: nearest_rank(&v, 0.5),
+            p90: nearest_rank(&v, 0.9),
+            p99: nearest_rank(&v, 0.99),
         })
     }
 }

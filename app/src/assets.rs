@@ -19,10 +19,10 @@ pub const FETCH_HINT: &str = "pocket assets fetch --set default";
 /// The asset ids the chosen settings need on this platform: the language model, the speech
 /// recognizer, and the voice with the runtime that plays it (none for the built-in voice).
 pub fn required_assets(store: &Store, settings: &Settings) -> Result<Vec<String>, AssetError> {
-    let mut need = vec![ids::WHISPER_TINY_EN.to_string()];
-    if !settings.model_is_file() {
-        need.push(settings.model.clone());
-    }
+    // A GGUF file the user picked is not an asset.
+    let model = (!settings.model_is_file()).then(|| settings.model.clone());
+    let mut need: Vec<String> = model.into_iter().collect();
+    need.push(ids::WHISPER_TINY_EN.to_string());
     if settings.voice != FALLBACK_VOICE {
         need.push(settings.voice.clone());
         need.push(ids::ONNXRUNTIME.to_string());

@@ -56,7 +56,7 @@ pub struct ConverseArgs {
 /// The chat model and its history policy, shared by `converse`, `talk` and `demo`.
 #[derive(Args, Clone, Debug)]
 pub struct ChatChoice {
-    /// The language model: an asset id (smollm2-135m-instruct, qwen2.5-coder-0.5b-instruct)
+    /// The language model: an asset id (smollm2-135m-instruct-q4_1, qwen2.5-coder-0.5b-instruct)
     /// or the path of a GGUF file (llama, qwen2 or qwen3).
     #[arg(long, default_value = pocket_assets::ids::SMOLLM2)]
     pub model: String,

@@ -62,13 +62,11 @@ impl Isa {
         }
         v
     }
-}
 
-#[cfg(test)]
-impl Isa {
-    /// Whether this CPU has a SIMD family, found here apart from [`Isa::best_supported`]:
+    /// Whether this CPU has a SIMD family, found apart from [`Isa::best_supported`]
+    /// (the parity tests' check that detection did not miss it):
     /// AVX2+FMA+F16C on x86-64, NEON on every aarch64 CPU.
-    fn cpu_has_simd() -> bool {
+    pub fn cpu_has_simd() -> bool {
         #[cfg(target_arch = "x86_64")]
         {
             std::arch::is_x86_feature_detected!("avx2")
@@ -84,7 +82,10 @@ impl Isa {
             false
         }
     }
+}
 
+#[cfg(test)]
+impl Isa {
     /// The SIMD families parity tests check (`available()` without the scalar one). Where
     /// the CPU has SIMD the list may not be empty, so a parity test cannot pass having
     /// compared only scalar code with itself; where it has none, a note says so.

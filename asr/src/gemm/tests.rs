@@ -31,25 +31,6 @@ fn dequant(w: &Matrix) -> Vec<f32> {
     out
 }
 
-/// Whether this CPU has the SIMD the kernels use, found apart from `detect`: AVX2+FMA+F16C
-/// on x86-64, NEON on every aarch64 CPU.
-fn cpu_has_simd() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx2")
-            && std::arch::is_x86_feature_detected!("fma")
-            && std::arch::is_x86_feature_detected!("f16c")
-    }
-    #[cfg(target_arch = "aarch64")]
-    {
-        true
-    }
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-    {
-        false
-    }
-}
-
 /// The scalar kernels, then this CPU's SIMD ones. Where the CPU has SIMD it must be in the
 /// list (a parity test may not pass comparing scalar code with itself); where it has none,
 /// a note says only the scalar kernels are checked.
@@ -58,7 +39,7 @@ fn isas() -> Vec<Isa> {
     if detect() != Isa::Scalar {
         v.push(detect());
     }
-    if cpu_has_simd() {
+    if pocket_kernels::Isa::cpu_has_simd() {
         assert!(
             v.len() > 1,
             "this CPU has SIMD, but detect() chose {:?}",

@@ -334,13 +334,14 @@ impl ChatSession {
         self.reply_start = self
             .reply_start
             .and_then(|r| r.checked_sub(to - from).filter(|_| r >= to));
-        let users = self
+        // Up to the first kept user turn (the `turns`-th, counting from 0).
+        let upto = self
             .history
             .iter()
             .enumerate()
             .filter(|(_, m)| m.role == Role::User)
-            .map(|(i, _)| i);
-        let upto = users.clone().nth(turns).unwrap_or(self.history.len());
+            .nth(turns)
+            .map_or(self.history.len(), |(i, _)| i);
         self.history.drain(..upto);
     }
 

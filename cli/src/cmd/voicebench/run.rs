@@ -65,6 +65,11 @@ pub struct RunArgs {
     /// The LLM's pause for synthesis before the first chunk (see `pocket converse`).
     #[arg(long, default_value_t = 1500)]
     pub first_audio_gate_ms: u64,
+    /// Untimed answers each worker gives first (to this shard's first sample) and throws
+    /// away, so cold caches and first-touch page faults stay out of the latency figures; 0
+    /// measures from a cold start.
+    #[arg(long, default_value_t = 1)]
+    pub warmup: usize,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -110,7 +115,8 @@ pub fn run(args: RunArgs) -> Result<()> {
     let factory = make_factory(&args, jobs)?;
     let mut progress = Progress::new(todo.len(), !args.quiet);
     let modality = format!("{:?}", args.modality).to_lowercase();
-    let result = run_pool(todo, jobs, factory, |mut record| {
+    let warm_up = vec![todo[0].clone(); args.warmup];
+    let result = run_pool(todo, warm_up, jobs, factory, |mut record| {
         // Ours, so files of different modalities are not mistaken for one another.
         record
             .extra

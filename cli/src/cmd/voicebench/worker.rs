@@ -26,9 +26,13 @@ pub fn failed_record(sample: &Sample, e: &anyhow::Error) -> Record {
 }
 
 /// Runs `samples` on `jobs` workers; `on_record` gets each record (in completion order) on
-/// the calling thread. A worker that cannot start (engines fail to load) stops the run.
+/// the calling thread. Each worker first answers the `warm_up` samples and throws the answers
+/// away (first-touch page faults of the mapped weights, cold caches and lazy allocations stay
+/// out of the measured distribution). A worker that cannot start (engines fail to load) stops
+/// the run.
 pub fn run_pool(
     samples: Vec<Sample>,
+    warm_up: Vec<Sample>,
     jobs: usize,
     factory: Factory,
     mut on_record: impl FnMut(Record) -> Result<()>,
@@ -36,9 +40,11 @@ pub fn run_pool(
     let queue = Arc::new(Mutex::new(VecDeque::from(samples)));
     let abort = Arc::new(AtomicBool::new(false));
     let (tx, rx) = mpsc::channel::<Result<Record>>();
+    let warm_up = Arc::new(warm_up);
     let mut threads = Vec::new();
     for i in 0..jobs.max(1) {
         let queue = queue.clone();
+        let warm_up = warm_up.clone();
         let abort = abort.clone();
         let factory = factory.clone();
         let tx = tx.clone();
@@ -52,6 +58,13 @@ pub fn run_pool(
                         return;
                     }
                 };
+                for sample in warm_up.iter() {
+                    if abort.load(Ordering::Acquire) {
+                        return;
+                    }
+                    // A failure here shows again, recorded, when the sample itself runs.
+                    let _ = answerer.answer(sample);
+                }
                 while !abort.load(Ordering::Acquire) {
                     let next = queue.lock().unwrap_or_else(|e| e.into_inner()).pop_front();
                     let Some(sample) = next else { break };

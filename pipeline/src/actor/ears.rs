@@ -13,6 +13,19 @@ use crate::engines::SpeechDetector;
 
 const TICK: Duration = Duration::from_millis(10);
 
+/// During an utterance, a 10 ms frame this far below the utterance's loudest frame (35 dB, in
+/// energy) counts as silence even while the detector still calls it voiced. Speech detectors
+/// trail the end of speech (Silero by ~100 ms: its probability decays over a few windows), so
+/// without this the end-of-speech wait starts late and the user waits `end_silence` plus the
+/// detector's lag. Where the background is within 35 dB of the voice (a noisy room), no frame
+/// is this quiet and the detector alone decides, as before.
+const QUIET_BELOW_PEAK: f32 = 3.162e-4;
+
+/// Mean square of a frame (its energy per sample).
+fn energy(samples: &[f32]) -> f32 {
+    samples.iter().map(|s| s * s).sum::<f32>() / samples.len().max(1) as f32
+}
+
 enum Phase {
     /// No speech.
     Quiet,
@@ -40,6 +53,8 @@ struct State {
     utt: u64,
     preroll: VecDeque<MicFrame>,
     preroll_frames: usize,
+    /// The loudest frame energy of the current utterance (from its onset).
+    peak: f32,
     /// Detector input not yet a whole detector frame.
     det_buf: Vec<f32>,
     /// The detector's latest decision.
@@ -63,6 +78,7 @@ impl Ears {
             utt: 0,
             preroll: VecDeque::new(),
             preroll_frames: (self.cfg.preroll.as_millis() / 10) as usize,
+            peak: 0.0,
             det_buf: Vec::with_capacity(4096),
             voiced: false,
             ptt: false,
@@ -106,9 +122,11 @@ impl Ears {
 
     fn on_frame(&mut self, st: &mut State, frame: MicFrame) {
         let voiced = self.detect(st, &frame.samples) || st.ptt;
+        let level = energy(&frame.samples);
         match &mut st.phase {
             Phase::Quiet => {
                 if voiced {
+                    st.peak = level;
                     st.utt += 1;
                     let utt = st.utt;
                     self.asr.send(AsrMsg::Begin { utt });
@@ -130,6 +148,7 @@ impl Ears {
             }
             Phase::Onset { voiced: v, silence } => {
                 self.asr.send(AsrMsg::Audio { utt: st.utt, frame });
+                st.peak = st.peak.max(level);
                 if voiced {
                     *v += TICK;
                     *silence = Duration::ZERO;
@@ -149,7 +168,9 @@ impl Ears {
             } => {
                 self.asr.send(AsrMsg::Audio { utt: st.utt, frame });
                 *length += TICK;
-                if voiced {
+                st.peak = st.peak.max(level);
+                let quiet = level < st.peak * QUIET_BELOW_PEAK;
+                if voiced && (st.ptt || !quiet) {
                     *silence = Duration::ZERO;
                     *last_voiced = frame.at;
                 } else {
@@ -203,6 +224,7 @@ impl Ears {
         let now = self.clock.now();
         match (&st.phase, down) {
             (Phase::Quiet, true) => {
+                st.peak = 0.0;
                 st.utt += 1;
                 let utt = st.utt;
                 self.asr.send(AsrMsg::Begin { utt });

@@ -8,7 +8,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::clock::Clock;
-use crate::engines::{ChatEngine, EngineResult, ReplyEnd, Speaker, Transcriber};
+use crate::engines::energy::EnergyDetector;
+use crate::engines::{ChatEngine, EngineResult, ReplyEnd, Speaker, SpeechDetector, Transcriber};
 
 /// What the mock chat was asked to do, in order.
 pub(crate) type ChatLog = Arc<Mutex<Vec<String>>>;
@@ -149,5 +150,35 @@ impl Speaker for MockSpeaker {
             }
         }
         Ok(())
+    }
+}
+
+/// The energy detector, but still calling frames voiced for `lag` frames after the energy
+/// dropped: the way a learned VAD (Silero) trails the end of speech.
+pub(crate) struct LaggingDetector {
+    pub(crate) inner: EnergyDetector,
+    pub(crate) lag: u32,
+    pub(crate) hold: u32,
+}
+
+impl SpeechDetector for LaggingDetector {
+    fn frame_len(&self) -> usize {
+        self.inner.frame_len()
+    }
+
+    fn speech_probability(&mut self, frame: &[f32]) -> f32 {
+        if self.inner.speech_probability(frame) >= 0.5 {
+            self.hold = self.lag;
+            1.0
+        } else if self.hold > 0 {
+            self.hold -= 1;
+            0.9
+        } else {
+            0.0
+        }
+    }
+
+    fn reset(&mut self) {
+        self.hold = 0;
     }
 }

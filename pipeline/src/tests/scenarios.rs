@@ -5,8 +5,9 @@
 use std::time::Duration;
 
 use super::harness::{EchoPath, Harness, Setup, short};
-use super::mocks::noise;
+use super::mocks::{LaggingDetector, noise};
 use crate::Event;
+use crate::engines::energy::EnergyDetector;
 
 /// `ms` of speech-like noise at the microphone (loud enough for the energy detector).
 fn voice(ms: u64, seed: u32) -> Vec<f32> {
@@ -99,6 +100,43 @@ fn normal_turn() {
         h.asr_samples()
     );
     assert_eq!(report.underruns, Some(0));
+}
+
+/// A turn over a detector that trails the end of speech by 150 ms, with the voice followed by
+/// `after` (silence, or a steady background at some level).
+fn endpoint_with_lagging_detector(after: Vec<f32>) -> Option<u64> {
+    let mut h = Harness::new(Setup {
+        finals: vec!["what time is it"],
+        replies: vec![vec!["It is noon."]],
+        detector: Box::new(LaggingDetector {
+            inner: EnergyDetector::new(-40.0),
+            lag: 15,
+            hold: 0,
+        }),
+        ..Setup::default()
+    });
+    h.silence(100);
+    h.speak(&voice(700, 1));
+    h.speak(&after);
+    h.until(5000, has("audio finished"));
+    h.finish().time_of("speech stopped")
+}
+
+#[test]
+fn the_end_of_speech_wait_starts_when_the_voice_stops_not_when_the_detector_lets_go() {
+    // Silence after the voice: the 300 ms wait counts from 800 ms although the detector calls
+    // frames voiced until 950 ms.
+    assert_eq!(
+        endpoint_with_lagging_detector(vec![0.0; 16 * 600]),
+        Some(1100)
+    );
+    // A steady hum ~25 dB under the voice's loudest frame (and under the energy detector's
+    // threshold): no frame is quiet enough to overrule the detector, so the wait counts from
+    // where the detector let go (950 ms).
+    let hum = (0..16 * 600)
+        .map(|i| 0.0095 * (i as f32 * 0.1).sin())
+        .collect();
+    assert_eq!(endpoint_with_lagging_detector(hum), Some(1250));
 }
 
 #[test]

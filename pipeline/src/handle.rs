@@ -239,6 +239,7 @@ impl Pipeline {
             clock: clock.clone(),
             first_audio_gate: config.first_audio_gate,
             pace: pace.clone(),
+            cut_wait: config.cut_wait(),
         };
         threads.push(activity.spawn("pocket-llm", move || brain.run(brain_box))?);
         let mouth = Mouth {

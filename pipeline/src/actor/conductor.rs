@@ -249,7 +249,14 @@ impl Conductor {
             audio_started: false,
         });
         self.set_state(run, State::Thinking);
-        self.brain.data.send(Think { turn, text });
+        // A reply cut off and not yet settled (at once for a typed turn over a reply): the
+        // model holds this turn until that reply is truncated to what was heard.
+        let after_cut = run.cuts.iter().map(|c| c.turn.id).max();
+        self.brain.data.send(Think {
+            turn,
+            text,
+            after_cut,
+        });
     }
 
     /// Cuts the active reply off: bump the epoch (the output drops its audio at its next

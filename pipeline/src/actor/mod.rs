@@ -59,6 +59,9 @@ pub(crate) enum AsrMsg {
 pub(crate) struct Think {
     pub(crate) turn: Turn,
     pub(crate) text: String,
+    /// A reply this turn cut off whose cut the output has not confirmed yet: its `Truncate`
+    /// is on the way, and the history must be cut before this turn's words join it.
+    pub(crate) after_cut: Option<TurnId>,
 }
 
 /// Control of the language-model actor.

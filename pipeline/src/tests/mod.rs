@@ -3,6 +3,7 @@
 
 mod device;
 mod e2e;
+mod faults;
 mod file_io;
 mod harness;
 mod mocks;

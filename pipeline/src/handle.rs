@@ -250,6 +250,7 @@ impl Pipeline {
             clock: clock.clone(),
             timeline: timeline.clone(),
             pace,
+            playback: playback.clone(),
         };
         threads.push(activity.spawn("pocket-tts", move || mouth.run(mouth_rx))?);
         let errors = ErrorReporter(report_tx.clone());
@@ -258,6 +259,7 @@ impl Pipeline {
             report: report_tx,
             clock: clock.clone(),
             period: config.monitor_period,
+            timeout: config.output_timeout,
             running: running.clone(),
         };
         threads.push(activity.spawn("pocket-playback", move || monitor.run())?);
@@ -269,6 +271,7 @@ impl Pipeline {
             timeline,
             outbox: outbox.clone(),
             running: running.clone(),
+            playback: playback.clone(),
         };
         threads.push(activity.spawn("pocket-conductor", move || conductor.run(conductor_box))?);
 

@@ -135,6 +135,14 @@ pub(crate) enum Report {
         epoch: u64,
         cut: Option<(TurnId, u64, Duration)>,
     },
+    /// The output has played nothing for `output_timeout`.
+    OutputStalled,
+    /// The output plays again after a stall or a lost device.
+    OutputResumed,
+    /// Synthesis skipped `turn`'s reply: the output is down (the reply is text only).
+    Muted {
+        turn: TurnId,
+    },
     Error {
         message: String,
     },
@@ -154,10 +162,12 @@ impl Report {
             | Report::Piece { .. }
             | Report::FirstSegment { .. }
             | Report::ReplyDone { .. } => 2,
-            Report::TtsFirstChunk { .. } => 3,
+            Report::TtsFirstChunk { .. } | Report::Muted { .. } => 3,
             Report::AudioStarted { .. }
             | Report::AudioFinished { .. }
-            | Report::PlaybackStopped { .. } => 4,
+            | Report::PlaybackStopped { .. }
+            | Report::OutputStalled
+            | Report::OutputResumed => 4,
             Report::Error { .. } | Report::DeviceLost { .. } => 5,
         }
     }

@@ -2,9 +2,11 @@
 //! lost input, a synthesis failure; each must end in an event the user sees and leave the next
 //! turn working.
 
-use super::harness::{Harness, Setup};
+use std::time::Duration;
+
+use super::harness::{Harness, Setup, short};
 use super::scenarios::{STORY, has, voice};
-use crate::Event;
+use crate::{Event, State};
 
 fn heard_of(h: &Harness, turn: u64) -> String {
     h.log
@@ -56,4 +58,114 @@ fn typed_say_over_a_reply_keeps_only_what_was_heard() {
             "reply to \"what time is it\": \"It is noon.\" (Complete)".to_string(),
         ]
     );
+}
+
+/// Runs until the turn that `final_prefix` started is over (the state is back to listening).
+fn until_turn_over(h: &mut Harness, final_prefix: &'static str) {
+    h.until(5000, move |log| {
+        let Some(i) = log
+            .iter()
+            .position(|(_, e)| short(e).starts_with(final_prefix))
+        else {
+            return false;
+        };
+        log[i..]
+            .iter()
+            .rev()
+            .find_map(|(_, e)| match e {
+                Event::State { state } => Some(*state),
+                _ => None,
+            })
+            .is_some_and(|s| s == State::Listening)
+    });
+}
+
+/// The output stops consuming mid-reply (a device that hangs, a suspended stream) with the
+/// playback ring full, so synthesis waits for room: after `output_timeout` the turn ends with
+/// what was heard and an event; the next turn shows its reply as text without waiting on the
+/// output; once the output plays again, replies are spoken again.
+#[test]
+fn a_stalled_output_ends_the_turn_and_the_next_turns_work() {
+    let mut setup = Setup {
+        finals: vec!["tell me a story", "what time is it", "and the date"],
+        replies: vec![STORY.to_vec(), vec!["It is noon."], vec!["It is May."]],
+        ..Setup::default()
+    };
+    setup.config.playback_buffer = Duration::from_millis(300);
+    let timeout = setup.config.output_timeout;
+    let mut h = Harness::new(setup);
+    h.silence(100);
+    h.speak(&voice(700, 1));
+    h.until(3000, has("audio started 1"));
+    h.silence(400);
+    h.output_live = false;
+    let stopped = h.now.as_millis() as u64;
+    h.until(3000, has("interrupted 1"));
+    let lost_at = h.time_of("device lost speaker").expect("device lost event");
+    assert!(
+        lost_at >= stopped + timeout.as_millis() as u64 - 20 && lost_at <= stopped + 1000,
+        "stopped at {stopped}, lost at {lost_at}"
+    );
+    let heard = heard_of(&h, 1);
+    assert!(!heard.is_empty(), "part of the story played");
+    assert!(
+        h.short()
+            .iter()
+            .any(|e| e.starts_with("interrupted 1 Speaking OutputLost")),
+        "{:#?}",
+        h.short()
+    );
+    // The output is still gone: the next reply is text only and the turn ends.
+    h.speak(&voice(600, 2));
+    until_turn_over(&mut h, "final \"what time is it\"");
+    assert!(h.short().contains(&"text 3 \"It is noon.\"".to_string()));
+    // The output is back: replies are spoken again.
+    h.output_live = true;
+    h.silence(200);
+    h.speak(&voice(600, 3));
+    h.until(5000, has("audio finished 4"));
+    let h = h.finish();
+    assert_eq!(
+        h.chat_calls(),
+        vec![
+            format!(
+                "reply to \"tell me a story\": {:?} (Complete)",
+                STORY.concat()
+            ),
+            format!("truncate to {heard:?}"),
+            "reply to \"what time is it\": \"It is noon.\" (Complete)".to_string(),
+            "reply to \"and the date\": \"It is May.\" (Complete)".to_string(),
+        ]
+    );
+}
+
+/// The speaker disappears mid-reply and the backend says so: the turn ends at once with what
+/// was heard, and the next turn plays on the re-opened output.
+#[test]
+fn a_lost_speaker_ends_the_reply_at_once_and_the_next_turn_plays() {
+    let mut h = Harness::new(Setup {
+        finals: vec!["tell me a story", "what time is it"],
+        replies: vec![STORY.to_vec(), vec!["It is noon."]],
+        ..Setup::default()
+    });
+    h.silence(100);
+    h.speak(&voice(700, 1));
+    h.until(3000, has("audio started 1"));
+    h.silence(400);
+    h.output_live = false;
+    h.errors
+        .device_lost("speaker", "the output device stopped or was removed");
+    let stopped = h.now.as_millis() as u64;
+    h.until(3000, has("interrupted 1"));
+    assert!(h.time_of("interrupted 1").expect("interrupted") <= stopped + 20);
+    assert!(h.short().contains(&"device lost speaker".to_string()));
+    let heard = heard_of(&h, 1);
+    assert!(!heard.is_empty());
+    // The backend re-opened the (new default) output.
+    h.output_live = true;
+    h.silence(200);
+    h.speak(&voice(600, 2));
+    h.until(5000, has("audio finished 3"));
+    let h = h.finish();
+    assert_eq!(h.chat_calls()[1], format!("truncate to {heard:?}"));
 }

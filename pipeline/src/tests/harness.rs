@@ -14,7 +14,7 @@ use crate::config::PipelineConfig;
 use crate::engines::energy::EnergyDetector;
 use crate::engines::tts::ReplySegmenter;
 use crate::engines::{Engines, SpeechDetector};
-use crate::handle::{MicSender, Pipeline, PipelineHandle};
+use crate::handle::{ErrorReporter, MicSender, Pipeline, PipelineHandle};
 use crate::sim::{Activity, Sim};
 use crate::types::{Event, Stamped};
 
@@ -81,6 +81,12 @@ pub(crate) struct Harness {
     pub(crate) chat_log: ChatLog,
     /// Samples the recognizer got per utterance.
     pub(crate) asr_log: Arc<Mutex<Vec<usize>>>,
+    /// Whether the output callback runs (`false`: the device stopped consuming).
+    pub(crate) output_live: bool,
+    /// Whether the microphone delivers frames (`false`: the input device is gone).
+    pub(crate) input_live: bool,
+    /// What an audio backend reports lost devices through.
+    pub(crate) errors: ErrorReporter,
 }
 
 impl Harness {
@@ -130,6 +136,9 @@ impl Harness {
             echo_line: std::iter::repeat_n(0.0, delay).collect(),
             chat_log,
             asr_log,
+            output_live: true,
+            input_live: true,
+            errors: ports.errors,
         };
         h.sim.settle();
         h.collect();
@@ -151,8 +160,10 @@ impl Harness {
         self.sim.settle();
         self.collect();
         let mut out = [0.0f32; FRAME];
-        self.speaker.fill(&mut out);
-        self.output.extend_from_slice(&out);
+        if self.output_live {
+            self.speaker.fill(&mut out);
+            self.output.extend_from_slice(&out);
+        }
         let mut mic = [0.0f32; FRAME];
         for (i, m) in mic.iter_mut().enumerate() {
             *m = user.get(i).copied().unwrap_or(0.0);
@@ -164,7 +175,7 @@ impl Harness {
                 *m += e.gain * played;
             }
         }
-        if let Some(m) = &mut self.mic {
+        if let Some(m) = self.mic.as_mut().filter(|_| self.input_live) {
             m.push(&mic);
         }
         self.sim.settle();

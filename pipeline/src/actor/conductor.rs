@@ -249,9 +249,12 @@ impl Conductor {
             Report::Error { message } => self.emit(run, Event::Error { message }),
             Report::DeviceLost { device, message } => {
                 let speaker = device == "speaker";
+                let microphone = device == "microphone";
                 self.emit(run, Event::DeviceLost { device, message });
                 if speaker {
                     self.output_lost(run);
+                } else if microphone {
+                    self.ears.send(EarsCtl::InputLost);
                 }
             }
         }

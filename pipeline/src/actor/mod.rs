@@ -44,6 +44,9 @@ pub(crate) enum EarsCtl {
     PushToTalk(bool),
     /// Mute (`false`) or unmute the microphone.
     Listen(bool),
+    /// The input device is gone: an utterance in progress is dropped (its end will never
+    /// come; the device may come back with other audio).
+    InputLost,
 }
 
 /// Utterance audio for the recognizer.

@@ -18,20 +18,26 @@ fn heard_of(h: &Harness, turn: u64) -> String {
         .unwrap_or_else(|| panic!("turn {turn} was not interrupted: {:#?}", h.short()))
 }
 
+/// The story (reply 1 to "tell me a story") has played for 400 ms.
+fn story_playing(setup: Setup) -> Harness {
+    let mut h = Harness::new(setup);
+    h.silence(100);
+    h.speak(&voice(700, 1));
+    h.until(3000, has("audio started 1"));
+    h.silence(400);
+    h
+}
+
 /// A typed question over a reply that is playing: the new turn starts at once, before the
 /// output confirmed the cut. The history must still keep only what was heard of the old reply,
 /// and it must be cut before the new question joins it.
 #[test]
 fn typed_say_over_a_reply_keeps_only_what_was_heard() {
-    let mut h = Harness::new(Setup {
+    let mut h = story_playing(Setup {
         finals: vec!["tell me a story"],
         replies: vec![STORY.to_vec(), vec!["It is noon."]],
         ..Setup::default()
     });
-    h.silence(100);
-    h.speak(&voice(700, 1));
-    h.until(3000, has("audio started 1"));
-    h.silence(400);
     h.handle.say("what time is it");
     h.until(5000, has("audio finished 3"));
     let h = h.finish();
@@ -93,11 +99,7 @@ fn a_stalled_output_ends_the_turn_and_the_next_turns_work() {
     };
     setup.config.playback_buffer = Duration::from_millis(300);
     let timeout = setup.config.output_timeout;
-    let mut h = Harness::new(setup);
-    h.silence(100);
-    h.speak(&voice(700, 1));
-    h.until(3000, has("audio started 1"));
-    h.silence(400);
+    let mut h = story_playing(setup);
     h.output_live = false;
     let stopped = h.now.as_millis() as u64;
     h.until(3000, has("interrupted 1"));
@@ -143,15 +145,11 @@ fn a_stalled_output_ends_the_turn_and_the_next_turns_work() {
 /// was heard, and the next turn plays on the re-opened output.
 #[test]
 fn a_lost_speaker_ends_the_reply_at_once_and_the_next_turn_plays() {
-    let mut h = Harness::new(Setup {
+    let mut h = story_playing(Setup {
         finals: vec!["tell me a story", "what time is it"],
         replies: vec![STORY.to_vec(), vec!["It is noon."]],
         ..Setup::default()
     });
-    h.silence(100);
-    h.speak(&voice(700, 1));
-    h.until(3000, has("audio started 1"));
-    h.silence(400);
     h.output_live = false;
     h.errors
         .device_lost("speaker", "the output device stopped or was removed");
@@ -168,4 +166,80 @@ fn a_lost_speaker_ends_the_reply_at_once_and_the_next_turn_plays() {
     h.until(5000, has("audio finished 3"));
     let h = h.finish();
     assert_eq!(h.chat_calls()[1], format!("truncate to {heard:?}"));
+}
+
+/// The microphone disappears while the user speaks: the half utterance is dropped (answering
+/// half a question helps no one), a typed turn works meanwhile, and once the input is back the
+/// next utterance is heard from its own start.
+#[test]
+fn a_lost_microphone_drops_the_half_utterance_and_the_next_turns_work() {
+    let mut h = Harness::new(Setup {
+        finals: vec!["what time is it"],
+        replies: vec![vec!["It is May."], vec!["It is noon."]],
+        ..Setup::default()
+    });
+    h.silence(100);
+    h.speak(&voice(500, 1));
+    assert!(h.short().contains(&"speech started".to_string()));
+    h.input_live = false;
+    h.errors
+        .device_lost("microphone", "the input device stopped or was removed");
+    h.silence(300);
+    assert!(h.short().contains(&"device lost microphone".to_string()));
+    h.handle.say("what is the date");
+    h.until(3000, has("audio finished 1"));
+    // The input is back (re-opened).
+    h.input_live = true;
+    h.silence(300);
+    h.speak(&voice(600, 2));
+    h.until(5000, has("audio finished 2"));
+    let h = h.finish();
+    assert!(
+        h.short()
+            .contains(&"final \"what time is it\" -> 2".to_string()),
+        "{:#?}",
+        h.short()
+    );
+    // The recognizer finished only the new utterance (its 200 ms pre-roll, 600 ms of speech,
+    // 300 ms of end silence), not the lost one.
+    assert_eq!(h.asr_samples(), vec![(200 + 600 + 300) * 16]);
+}
+
+/// Synthesis fails on one segment: an error event, the rest of the reply still plays, what
+/// was heard leaves the failed words out, and the next turn works.
+#[test]
+fn a_failed_segment_is_skipped_and_the_rest_of_the_reply_plays() {
+    let mut h = Harness::new(Setup {
+        finals: vec!["tell me a story", "go on"],
+        replies: vec![STORY.to_vec(), vec!["It is noon."]],
+        tts_fails_on: Some("king"),
+        ..Setup::default()
+    });
+    h.silence(100);
+    h.speak(&voice(700, 1));
+    h.until(3000, has("audio started 1"));
+    h.silence(100);
+    h.speak(&voice(400, 2));
+    h.until(5000, has("audio finished 3"));
+    let h = h.finish();
+    println!(
+        "{:#?}",
+        h.log
+            .iter()
+            .map(|(t, e)| format!("{t} {}", super::harness::short(e)))
+            .collect::<Vec<_>>()
+    );
+    assert!(
+        h.short()
+            .iter()
+            .any(|e| e.starts_with("error speech synthesis failed")),
+        "{:#?}",
+        h.short()
+    );
+    let heard = heard_of(&h, 1);
+    assert!(!heard.contains("king"), "{heard:?}");
+    assert!(
+        heard.starts_with("Once upon a time, The first"),
+        "{heard:?}"
+    );
 }

@@ -37,6 +37,8 @@ pub(crate) struct Setup {
     pub(crate) detector: Box<dyn SpeechDetector>,
     /// The mock recognizer offers each final early after this much utterance audio.
     pub(crate) early_final_after_ms: Option<usize>,
+    /// The mock voice fails on segments containing this.
+    pub(crate) tts_fails_on: Option<&'static str>,
 }
 
 impl Default for Setup {
@@ -60,6 +62,7 @@ impl Default for Setup {
             echo: None,
             detector: Box::new(EnergyDetector::new(-40.0)),
             early_final_after_ms: None,
+            tts_fails_on: None,
         }
     }
 }
@@ -112,7 +115,10 @@ impl Harness {
                 log: chat_log.clone(),
             }),
             segmenter: Box::new(ReplySegmenter::default()),
-            speaker: Box::new(MockSpeaker { seed: 7 }),
+            speaker: Box::new(MockSpeaker {
+                seed: 7,
+                fail_on: setup.tts_fails_on,
+            }),
         };
         let (pipeline, ports) =
             Pipeline::start_with(engines, setup.config, clock, activity).expect("pipeline starts");

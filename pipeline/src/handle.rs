@@ -240,6 +240,7 @@ impl Pipeline {
             first_audio_gate: config.first_audio_gate,
             pace: pace.clone(),
             cut_wait: config.cut_wait(),
+            prepare_failed: None,
         };
         threads.push(activity.spawn("pocket-llm", move || brain.run(brain_box))?);
         let mouth = Mouth {

@@ -26,6 +26,8 @@ pub(crate) struct Brain {
     pub(crate) pace: Arc<SynthPace>,
     /// Longest hold of a new turn for the truncation of the reply it cut off.
     pub(crate) cut_wait: Duration,
+    /// The last error of `prepare` (reported once).
+    pub(crate) prepare_failed: Option<crate::engines::EngineError>,
 }
 
 /// While synthesis works on a segment and less than this much of the reply's audio is queued
@@ -115,10 +117,16 @@ impl Brain {
 
     /// Lets the chat do its idle-time work (prefill of the prompt so far) while no turn waits.
     fn prepare(&mut self) {
-        if let Err(e) = self.chat.prepare() {
-            self.report.send(Report::Error {
-                message: format!("language model failed: {e}"),
-            });
+        match self.chat.prepare() {
+            // Reported once: this runs after every message and would fail the same way.
+            Err(e) if self.prepare_failed.as_ref() != Some(&e) => {
+                self.report.send(Report::Error {
+                    message: format!("language model failed: {e}"),
+                });
+                self.prepare_failed = Some(e);
+            }
+            Err(_) => {}
+            Ok(()) => self.prepare_failed = None,
         }
     }
 
@@ -131,6 +139,9 @@ impl Brain {
                 segments: 0,
             });
             return None;
+        }
+        if let Some(message) = self.chat.notice() {
+            self.report.send(Report::Error { message });
         }
         self.segmenter.reset();
         let mut segments = 0usize;

@@ -66,24 +66,20 @@ fn typed_say_over_a_reply_keeps_only_what_was_heard() {
     );
 }
 
-/// Runs until the turn that `final_prefix` started is over (the state is back to listening).
-fn until_turn_over(h: &mut Harness, final_prefix: &'static str) {
-    h.until(5000, move |log| {
-        let Some(i) = log
+/// Runs until the turn that `final_prefix` started is over (the state is back to listening;
+/// events of one step are in stage order, so the log's last state may not be the latest).
+pub(super) fn until_turn_over(h: &mut Harness, final_prefix: &'static str) {
+    for _ in 0..500 {
+        let started = h
+            .log
             .iter()
-            .position(|(_, e)| short(e).starts_with(final_prefix))
-        else {
-            return false;
-        };
-        log[i..]
-            .iter()
-            .rev()
-            .find_map(|(_, e)| match e {
-                Event::State { state } => Some(*state),
-                _ => None,
-            })
-            .is_some_and(|s| s == State::Listening)
-    });
+            .any(|(_, e)| short(e).starts_with(final_prefix));
+        if started && h.handle.state() == State::Listening {
+            return;
+        }
+        h.tick(&[]);
+    }
+    panic!("the turn {final_prefix} did not end: {:#?}", h.short());
 }
 
 /// The output stops consuming mid-reply (a device that hangs, a suspended stream) with the

@@ -13,7 +13,7 @@ use crate::clock::Clock;
 use crate::config::PipelineConfig;
 use crate::engines::energy::EnergyDetector;
 use crate::engines::tts::ReplySegmenter;
-use crate::engines::{Engines, SpeechDetector};
+use crate::engines::{ChatEngine, Engines, SpeechDetector};
 use crate::handle::{ErrorReporter, MicSender, Pipeline, PipelineHandle};
 use crate::sim::{Activity, Sim};
 use crate::types::{Event, Stamped};
@@ -39,6 +39,8 @@ pub(crate) struct Setup {
     pub(crate) early_final_after_ms: Option<usize>,
     /// The mock voice fails on segments containing this.
     pub(crate) tts_fails_on: Option<&'static str>,
+    /// A chat engine instead of the scripted one (`replies` are then unused).
+    pub(crate) chat: Option<Box<dyn ChatEngine>>,
 }
 
 impl Default for Setup {
@@ -63,6 +65,7 @@ impl Default for Setup {
             detector: Box::new(EnergyDetector::new(-40.0)),
             early_final_after_ms: None,
             tts_fails_on: None,
+            chat: None,
         }
     }
 }
@@ -108,11 +111,13 @@ impl Harness {
                 early_final_after: setup.early_final_after_ms.map(|ms| ms * 16),
                 early_given: false,
             }),
-            chat: Box::new(MockChat {
-                replies: setup.replies.into_iter().collect(),
-                piece_delay: setup.piece_delay,
-                clock: clock.clone(),
-                log: chat_log.clone(),
+            chat: setup.chat.unwrap_or_else(|| {
+                Box::new(MockChat {
+                    replies: setup.replies.into_iter().collect(),
+                    piece_delay: setup.piece_delay,
+                    clock: clock.clone(),
+                    log: chat_log.clone(),
+                })
             }),
             segmenter: Box::new(ReplySegmenter::default()),
             speaker: Box::new(MockSpeaker {

@@ -7,5 +7,6 @@ mod faults;
 mod file_io;
 mod harness;
 mod mocks;
+mod model_file;
 mod real_asr;
 mod scenarios;

@@ -1,7 +1,7 @@
 //! User settings that persist across runs: language model, voice, end-of-speech silence,
 //! barge-in sensitivity and talk mode, stored as JSON in the app's config folder.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use pocket_assets::ids;
@@ -175,16 +175,12 @@ impl Settings {
         }
         let text =
             serde_json::to_string_pretty(self).map_err(|e| AppError::Settings(e.to_string()))?;
-        let tmp = tmp_path(path);
-        std::fs::write(&tmp, text + "\n").map_err(io)?;
-        std::fs::rename(&tmp, path).map_err(io)
+        // Synced, and the temporary file removed on failure: a full disk keeps the old
+        // settings and leaves no stray file.
+        pocket_assets::write_atomic(path, (text + "\n").as_bytes()).map_err(|e| {
+            AppError::Settings(format!("not saved, the previous settings are kept: {e}"))
+        })
     }
-}
-
-fn tmp_path(path: &Path) -> PathBuf {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".tmp");
-    path.with_file_name(name)
 }
 
 #[cfg(test)]
@@ -204,7 +200,31 @@ mod tests {
         };
         s.save(&path).expect("save");
         assert_eq!(Settings::load(&path), (s, None));
-        assert!(!tmp_path(&path).exists());
+        let dir = path.parent().expect("folder");
+        assert_eq!(
+            std::fs::read_dir(dir).expect("folder").count(),
+            1,
+            "no temporary left"
+        );
+    }
+
+    #[test]
+    fn a_failed_save_keeps_the_old_settings_and_says_so() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join(FILE_NAME);
+        let old = Settings::default();
+        old.save(&path).expect("save");
+        // Saving over a folder fails at the last step (the rename), as a full disk fails at
+        // the write: either way the previous file stays and no temporary is left.
+        let blocked = dir.path().join("blocked");
+        std::fs::create_dir_all(blocked.join("inside")).expect("folder");
+        let err = old.save(&blocked).expect_err("cannot replace a folder");
+        assert!(
+            matches!(&err, AppError::Settings(m) if m.contains("previous settings are kept")),
+            "{err}"
+        );
+        assert_eq!(Settings::load(&path), (old, None));
+        assert_eq!(std::fs::read_dir(dir.path()).expect("folder").count(), 2);
     }
 
     #[test]

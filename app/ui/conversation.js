@@ -136,6 +136,7 @@ export class Conversation {
       user_speech: "interrupted — you spoke",
       stop_requested: "stopped",
       superseded: "replaced by your next question",
+      output_lost: "cut off — the speaker went away",
     }[cause] || "interrupted";
     r.node.append(el("span", "tag", heard ? `${why}; heard up to here` : `${why} before it was heard`));
     this.render(r);

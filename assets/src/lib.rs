@@ -7,6 +7,7 @@
 //! # Ok::<(), pocket_assets::AssetError>(())
 //! ```
 
+mod atomic;
 mod clients;
 mod error;
 mod extract;
@@ -15,6 +16,7 @@ mod manifest;
 mod store;
 mod verify;
 
+pub use atomic::{write_atomic, write_atomic_with};
 pub use clients::ClientOutput;
 pub use error::{AssetError, Result};
 pub use fetch::{FetchEvent, FetchOptions, FetchSummary, fetch};

@@ -131,6 +131,17 @@ impl PackedArena {
         }
     }
 
+    /// `len` bytes written by `fill` (e.g. read from a file), 64-byte aligned.
+    pub fn alloc_with<E>(
+        &mut self,
+        len: usize,
+        fill: impl FnOnce(&mut [u8]) -> Result<(), E>,
+    ) -> Result<PackedBytes, E> {
+        let mut bytes = self.alloc(len);
+        fill(bytes.as_mut_slice())?;
+        Ok(bytes)
+    }
+
     /// `len` zeroed bytes.
     pub fn alloc(&mut self, len: usize) -> PackedBytes {
         let off = self.used.next_multiple_of(64);

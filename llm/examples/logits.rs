@@ -11,7 +11,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     // POCKET_NO_REPACK=1: row-major kernels only (GGML's accumulation order).
     let repack = std::env::var_os("POCKET_NO_REPACK").is_none();
-    let model = Model::load_with(std::path::Path::new(&path), LoadOptions { repack })?;
+    let model = Model::load_with(
+        std::path::Path::new(&path),
+        LoadOptions {
+            repack,
+            ..LoadOptions::default()
+        },
+    )?;
     // `ids:1 2 3` gives raw token ids instead of text.
     let tokens: Vec<u32> = match prompt.strip_prefix("ids:") {
         Some(ids) => ids

@@ -317,3 +317,29 @@ fn last_zero_asks_every_question_afresh() {
     assert_eq!(second.text, first.text);
     assert_eq!(chat.history().len(), 2);
 }
+
+/// A model loaded from a file never reads it again: the file truncated underneath (as `cp`
+/// over it does first) cannot fault the process, and replies go on.
+#[test]
+fn a_loaded_model_survives_its_file_being_truncated() {
+    let path =
+        std::env::temp_dir().join(format!("pocket-llm-truncated-{}.gguf", std::process::id()));
+    // F16 matrices are used in place (no interleaved kernels): before `detach` they were
+    // read from the mapping.
+    let bytes = synth_bytes(SynthShape::TinyQwen3, SynthQuant::F16, 3).expect("synth");
+    std::fs::write(&path, &bytes).expect("write");
+    let model = Model::load(&path).expect("model");
+    let mut chat = ChatSession::new(model, config(256)).expect("chat");
+    let never = AtomicBool::new(false);
+    let before = chat.reply("Hello.", &never, &mut go()).expect("reply");
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .expect("open")
+        .set_len(0)
+        .expect("truncate");
+    chat.reset();
+    let after = chat.reply("Hello.", &never, &mut go()).expect("reply");
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(after.text, before.text, "the same weights answer");
+}

@@ -134,7 +134,15 @@ fn smollm2_greedy_matches_without_repacking() {
     let path = model_path(ids::SMOLLM2, ids::SMOLLM2_FILE);
     let mut cases = golden(include_str!("golden/greedy_smollm2.json"));
     cases.truncate(4);
-    check(path, &cases, 1, LoadOptions { repack: false });
+    check(
+        path,
+        &cases,
+        1,
+        LoadOptions {
+            repack: false,
+            ..LoadOptions::default()
+        },
+    );
 }
 
 #[test]

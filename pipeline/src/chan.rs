@@ -153,6 +153,11 @@ impl<C: Send + 'static, D: Send + 'static> Mailbox<C, D> {
         Self { control, data }
     }
 
+    /// A control message if one is waiting (for an actor that waits on its control lane alone).
+    pub(crate) fn try_recv_control(&self) -> Option<C> {
+        self.control.try_recv()
+    }
+
     /// The next message, control first; `None` once both lanes are closed and drained.
     pub(crate) fn recv(&self) -> Option<Mail<C, D>> {
         if self.control.activity.is_sim() {

@@ -52,6 +52,10 @@ pub struct PipelineConfig {
     pub first_audio_gate: Option<Duration>,
     /// How often the playback monitor looks at the output.
     pub monitor_period: Duration,
+    /// An output that has played before and then consumes nothing for this long counts as
+    /// lost (a device callback runs every few ms, Bluetooth's every ~100 ms): the reply ends
+    /// with what was heard, and replies are text only until it plays again.
+    pub output_timeout: Duration,
 }
 
 impl Default for PipelineConfig {
@@ -64,6 +68,7 @@ impl Default for PipelineConfig {
             partial_interval: Some(Duration::from_millis(600)),
             first_audio_gate: Some(Duration::from_millis(1500)),
             monitor_period: Duration::from_millis(5),
+            output_timeout: Duration::from_millis(500),
         }
     }
 }
@@ -94,7 +99,16 @@ impl PipelineConfig {
         if self.monitor_period.is_zero() {
             return bad("monitor_period must be positive");
         }
+        if self.output_timeout < self.monitor_period * 4 {
+            return bad("output_timeout must be at least four monitor periods");
+        }
         Ok(())
+    }
+
+    /// Longest hold of a new turn while the reply it cut off is truncated: the output confirms
+    /// a cut at its next callback, or is declared lost after `output_timeout`.
+    pub(crate) fn cut_wait(&self) -> Duration {
+        self.output_timeout + self.monitor_period * 4 + Duration::from_millis(200)
     }
 
     /// Frames of 10 ms in the playback ring.

@@ -239,6 +239,8 @@ impl Pipeline {
             clock: clock.clone(),
             first_audio_gate: config.first_audio_gate,
             pace: pace.clone(),
+            cut_wait: config.cut_wait(),
+            prepare_failed: None,
         };
         threads.push(activity.spawn("pocket-llm", move || brain.run(brain_box))?);
         let mouth = Mouth {
@@ -249,6 +251,7 @@ impl Pipeline {
             clock: clock.clone(),
             timeline: timeline.clone(),
             pace,
+            playback: playback.clone(),
         };
         threads.push(activity.spawn("pocket-tts", move || mouth.run(mouth_rx))?);
         let errors = ErrorReporter(report_tx.clone());
@@ -257,6 +260,7 @@ impl Pipeline {
             report: report_tx,
             clock: clock.clone(),
             period: config.monitor_period,
+            timeout: config.output_timeout,
             running: running.clone(),
         };
         threads.push(activity.spawn("pocket-playback", move || monitor.run())?);
@@ -268,6 +272,7 @@ impl Pipeline {
             timeline,
             outbox: outbox.clone(),
             running: running.clone(),
+            playback: playback.clone(),
         };
         threads.push(activity.spawn("pocket-conductor", move || conductor.run(conductor_box))?);
 

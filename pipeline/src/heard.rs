@@ -48,6 +48,10 @@ impl Timeline {
         let mut parts: Vec<&str> = Vec::new();
         let mut partial = String::new();
         for s in &self.segments {
+            if s.end == s.start && played >= s.start {
+                // No audio (synthesis failed on it): never heard, and no end of what was.
+                continue;
+            }
             if played >= s.end && s.end > s.start {
                 parts.push(&s.text);
             } else if played > s.start && s.end > s.start {
@@ -112,6 +116,18 @@ mod tests {
         );
         t.begin(5, "New.", 0);
         assert_eq!(t.heard(4, 1500), "");
+    }
+
+    #[test]
+    fn a_segment_without_audio_is_skipped() {
+        let mut t = Timeline::default();
+        t.begin(4, "Hello there,", 0);
+        t.extend(4, 1000);
+        t.begin(4, "lost words", 1000);
+        t.begin(4, "how are you?", 1000);
+        t.extend(4, 2000);
+        assert_eq!(t.heard(4, 1000), "Hello there,");
+        assert_eq!(t.heard(4, 1500), "Hello there, how");
     }
 
     #[test]

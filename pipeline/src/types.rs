@@ -46,6 +46,8 @@ pub enum InterruptCause {
     StopRequested,
     /// A newer user turn replaced it before it was spoken.
     Superseded,
+    /// The output device was lost or stopped playing.
+    OutputLost,
 }
 
 /// Everything a UI (or the CLI, or a test) learns about the conversation, in order.

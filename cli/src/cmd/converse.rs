@@ -204,7 +204,10 @@ fn write_report(
         .collect();
     json["inputs"] = rows.into();
     let text = serde_json::to_string_pretty(&json)?;
-    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+    // A full disk or a crash leaves the previous report whole, never half of this one.
+    pocket_assets::write_atomic(path, text.as_bytes()).map_err(|e| {
+        anyhow::anyhow!("the latency report was not written, a previous one is kept: {e}")
+    })
 }
 
 /// Prints one event the way `talk`, `converse` and `demo` show the conversation.

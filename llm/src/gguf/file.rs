@@ -16,6 +16,8 @@ use crate::LlmError;
 enum Backing {
     Mmap(Mmap),
     Owned(Vec<u8>),
+    /// The mapping was closed after the tensors were copied out ([`GgufFile::detach`]).
+    Detached,
 }
 
 impl Backing {
@@ -23,12 +25,13 @@ impl Backing {
         match self {
             Backing::Mmap(m) => m,
             Backing::Owned(v) => v,
+            Backing::Detached => &[],
         }
     }
 }
 
 /// A parsed, validated GGUF file. Metadata is decoded into owned values; tensor data stays
-/// in the map and is handed out as `&[u8]` slices.
+/// in the map (until [`detach`](GgufFile::detach)) and is handed out as `&[u8]` slices.
 pub struct GgufFile {
     path: PathBuf,
     backing: Backing,
@@ -60,9 +63,9 @@ impl GgufFile {
             source,
         };
         let file = File::open(&path).map_err(io)?;
-        // SAFETY: the map is read-only and private to this struct. Model files are not
-        // modified while in use; a file truncated underneath a live map would fault, which
-        // is the accepted contract of every memory-mapped model loader.
+        // SAFETY: the map is read-only and private to this struct. A file truncated underneath
+        // a live map faults (SIGBUS) on access: `Model::load` therefore copies what it uses
+        // and closes the map (`detach`) before the model runs.
         let map = unsafe { Mmap::map(&file) }.map_err(io)?;
         Self::from_backing(path, Backing::Mmap(map))
     }
@@ -88,6 +91,21 @@ impl GgufFile {
             alignment: parsed.alignment,
             data_offset: parsed.data_offset,
         })
+    }
+
+    /// Whether tensor data is read from a memory map of the file.
+    pub fn is_mapped(&self) -> bool {
+        matches!(self.backing, Backing::Mmap(_))
+    }
+
+    /// Closes the memory map: metadata and the tensor table stay, tensor data is gone
+    /// ([`bytes`](Self::bytes) and [`tensor_data`](Self::tensor_data) return empty slices).
+    /// Done once a model has copied what it needs, so nothing done to the file afterwards
+    /// (truncation, rewriting) can fault this process.
+    pub fn detach(&mut self) {
+        if self.is_mapped() {
+            self.backing = Backing::Detached;
+        }
     }
 
     /// Where the file was opened from (`<memory>` for [`from_bytes`](Self::from_bytes)).

@@ -11,7 +11,7 @@ use crate::config::{Arch, ModelConfig};
 use crate::gguf::GgufFile;
 use crate::tokenizer::Tokenizer;
 
-pub(super) fn from_file(file: GgufFile, opts: LoadOptions) -> Result<Model, LlmError> {
+pub(super) fn from_file(mut file: GgufFile, opts: LoadOptions) -> Result<Model, LlmError> {
     let config = ModelConfig::from_gguf(&file)?;
     let tokenizer = Tokenizer::from_gguf(&file)?;
     if tokenizer.vocab_size() != config.vocab_size {
@@ -24,6 +24,7 @@ pub(super) fn from_file(file: GgufFile, opts: LoadOptions) -> Result<Model, LlmE
     let mut b = Binder {
         file: &file,
         opts,
+        detach: opts.detach && file.is_mapped(),
         reader: None,
         arena: pocket_kernels::repack::PackedArena::new(),
         packed: Vec::new(),
@@ -42,6 +43,10 @@ pub(super) fn from_file(file: GgufFile, opts: LoadOptions) -> Result<Model, LlmE
         layers.push(b.layer(&config, i)?);
     }
     let packed = b.packed;
+    if b.detach {
+        // Every matrix is in memory now: the model never reads the file again.
+        file.detach();
+    }
     Ok(Model {
         file,
         config,
@@ -62,6 +67,8 @@ fn invalid(reason: String) -> LlmError {
 struct Binder<'f> {
     file: &'f GgufFile,
     opts: LoadOptions,
+    /// Copy matrices out of the mapping (see `LoadOptions::detach`).
+    detach: bool,
     /// The file opened for `pread` (repacking reads bytes without faulting in the mapping).
     reader: Option<File>,
     /// Memory for the repacked matrices (shared huge-page slabs).
@@ -124,11 +131,48 @@ impl Binder<'_> {
                 src: Src::Packed(self.packed.len() - 1),
             });
         }
+        if self.detach {
+            let copy = self.copied(range)?;
+            self.packed.push(copy);
+            return Ok(Mat {
+                dtype,
+                rows,
+                cols,
+                src: Src::Copied(self.packed.len() - 1),
+            });
+        }
         Ok(Mat {
             dtype,
             rows,
             cols,
             src: Src::File(range),
+        })
+    }
+
+    /// A copy of the file's bytes `range`, read with `pread` where the file can be reopened
+    /// (a read error, e.g. a file shrunk meanwhile, is an error, never a fault), else copied
+    /// from the mapping.
+    fn copied(
+        &mut self,
+        range: std::ops::Range<usize>,
+    ) -> Result<pocket_kernels::repack::PackedBytes, LlmError> {
+        let path = self.file.path().to_path_buf();
+        if self.reader.is_none() {
+            self.reader = File::open(&path).ok();
+        }
+        let file = self.file;
+        let reader = self.reader.as_ref();
+        self.arena.alloc_with(range.len(), |buf| {
+            #[cfg(unix)]
+            if let Some(f) = reader {
+                use std::os::unix::fs::FileExt;
+                return f
+                    .read_exact_at(buf, range.start as u64)
+                    .map_err(|source| LlmError::Io { path, source });
+            }
+            let _ = reader;
+            buf.copy_from_slice(&file.bytes()[range]);
+            Ok(())
         })
     }
 

@@ -1,7 +1,9 @@
-//! A loaded model: validated config, tokenizer and immutable weights. Large matrices stay in
-//! the file mapping (zero-copy) unless this CPU has faster kernels for an interleaved layout,
-//! in which case they are repacked once at load (read with `pread`, so the mapping's pages
-//! are never touched and resident memory does not hold both copies).
+//! A loaded model: validated config, tokenizer and immutable weights. Matrices this CPU has
+//! faster kernels for are repacked once at load into an interleaved layout; the others are
+//! copied as they are (`detach`, the default) or used in place in the file mapping. Both
+//! reads use `pread`, so the mapping's pages are never touched and resident memory does not
+//! hold two copies. A detached model never reads its file again: truncating or rewriting
+//! the file while it runs cannot fault the process (SIGBUS on a mapped page past the end).
 
 mod forward;
 mod load;
@@ -34,6 +36,8 @@ enum Src {
     File(std::ops::Range<usize>),
     /// Index into `Model::packed` (interleaved layout).
     Packed(usize),
+    /// Index into `Model::packed` (a copy in GGML row-major layout).
+    Copied(usize),
 }
 
 /// One transformer block. Shapes in (rows x cols) = (outputs x inputs).
@@ -88,7 +92,7 @@ impl std::fmt::Debug for Model {
             .field("path", &self.file.path())
             .field("config", &self.config)
             .field("tied", &self.tied)
-            .field("repacked_matrices", &self.packed.len())
+            .field("matrices_in_memory", &self.packed.len())
             .finish()
     }
 }
@@ -99,11 +103,20 @@ pub struct LoadOptions {
     /// Repack matrices into the interleaved layout when this CPU has kernels for it
     /// (faster; off = every matrix used in place from the file mapping).
     pub repack: bool,
+    /// Copy the matrices not repacked out of the file mapping and close it, so the model
+    /// never reads the file after loading (a file truncated or replaced in place while the
+    /// model runs would otherwise crash the process). Costs no resident memory in use: a
+    /// decode step reads every weight, so the mapped pages would be resident anyway; it
+    /// does cost reading them at load and lets the kernel no longer drop them under pressure.
+    pub detach: bool,
 }
 
 impl Default for LoadOptions {
     fn default() -> Self {
-        LoadOptions { repack: true }
+        LoadOptions {
+            repack: true,
+            detach: true,
+        }
     }
 }
 
@@ -180,6 +193,7 @@ impl Model {
         Ok(match &m.src {
             Src::File(r) => Weights::new(m.dtype, m.rows, m.cols, &self.file.bytes()[r.clone()])?,
             Src::Packed(i) => Weights::x8(m.dtype, m.rows, m.cols, self.packed[*i].as_slice())?,
+            Src::Copied(i) => Weights::new(m.dtype, m.rows, m.cols, self.packed[*i].as_slice())?,
         })
     }
 

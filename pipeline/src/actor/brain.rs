@@ -24,6 +24,10 @@ pub(crate) struct Brain {
     pub(crate) first_audio_gate: Option<Duration>,
     /// How far synthesis is ahead of playback (written by the mouth).
     pub(crate) pace: Arc<SynthPace>,
+    /// Longest hold of a new turn for the truncation of the reply it cut off.
+    pub(crate) cut_wait: Duration,
+    /// The last error of `prepare` (reported once).
+    pub(crate) prepare_failed: Option<crate::engines::EngineError>,
 }
 
 /// While synthesis works on a segment and less than this much of the reply's audio is queued
@@ -32,6 +36,9 @@ pub(crate) struct Brain {
 /// it is spoken, so it loses nothing by waiting while the output would otherwise run dry.
 const YIELD_BELOW: Duration = Duration::from_millis(1500);
 
+/// How often the model's actor looks for the awaited `Truncate` while it holds a new turn.
+const CUT_POLL: Duration = Duration::from_millis(2);
+
 impl Brain {
     pub(crate) fn run(mut self, inbox: Mailbox<BrainCtl, Think>) {
         // The turn whose reply is last in the history.
@@ -39,23 +46,13 @@ impl Brain {
         self.prepare();
         while let Some(mail) = inbox.recv() {
             match mail {
-                Mail::Control(BrainCtl::Truncate { turn, heard }) => {
-                    if last == Some(turn) {
-                        self.chat.truncate_last_reply(&heard);
-                    }
-                }
-                Mail::Control(BrainCtl::Reset) => {
-                    last = None;
-                    self.chat.reset();
-                }
-                Mail::Control(BrainCtl::Prefill { text }) => {
-                    if let Err(e) = self.chat.prefill_user(&text) {
-                        self.report.send(Report::Error {
-                            message: format!("language model failed: {e}"),
-                        });
-                    }
-                }
+                Mail::Control(ctl) => self.control(ctl, &mut last),
                 Mail::Data(think) => {
+                    if let Some(cut) = think.after_cut
+                        && last == Some(cut)
+                    {
+                        self.await_cut(&inbox, cut, &mut last);
+                    }
                     if let Some(turn) = self.think(think) {
                         last = Some(turn);
                     }
@@ -65,17 +62,76 @@ impl Brain {
         }
     }
 
+    fn control(&mut self, ctl: BrainCtl, last: &mut Option<TurnId>) {
+        match ctl {
+            BrainCtl::Truncate { turn, heard } => {
+                if *last == Some(turn) {
+                    self.chat.truncate_last_reply(&heard);
+                }
+            }
+            BrainCtl::Reset => {
+                *last = None;
+                self.chat.reset();
+            }
+            BrainCtl::Prefill { text } => {
+                if let Err(e) = self.chat.prefill_user(&text) {
+                    self.report.send(Report::Error {
+                        message: format!("language model failed: {e}"),
+                    });
+                }
+            }
+        }
+    }
+
+    /// Holds a new turn until the reply it cut off (`cut`, last in the history) is truncated to
+    /// what was heard, so the new words join a history that holds only that. The output
+    /// confirms a cut at its next callback (a few ms; the conductor settles it itself once the
+    /// output is lost or stalled), so this wait is short; `cut_wait` bounds it regardless.
+    fn await_cut(
+        &mut self,
+        inbox: &Mailbox<BrainCtl, Think>,
+        cut: TurnId,
+        last: &mut Option<TurnId>,
+    ) {
+        let until = self.clock.now() + self.cut_wait;
+        while *last == Some(cut) {
+            match inbox.try_recv_control() {
+                Some(BrainCtl::Truncate { turn, heard }) if turn == cut => {
+                    self.chat.truncate_last_reply(&heard);
+                    // Settled: a later `Truncate` of this turn must not cut the new reply.
+                    *last = None;
+                }
+                Some(ctl) => self.control(ctl, last),
+                None if self.clock.now() >= until => {
+                    self.report.send(Report::Error {
+                        message: format!(
+                            "the output did not confirm where {cut} was cut off; its whole reply stays in the conversation"
+                        ),
+                    });
+                    return;
+                }
+                None => self.clock.sleep(CUT_POLL),
+            }
+        }
+    }
+
     /// Lets the chat do its idle-time work (prefill of the prompt so far) while no turn waits.
     fn prepare(&mut self) {
-        if let Err(e) = self.chat.prepare() {
-            self.report.send(Report::Error {
-                message: format!("language model failed: {e}"),
-            });
+        match self.chat.prepare() {
+            // Reported once: this runs after every message and would fail the same way.
+            Err(e) if self.prepare_failed.as_ref() != Some(&e) => {
+                self.report.send(Report::Error {
+                    message: format!("language model failed: {e}"),
+                });
+                self.prepare_failed = Some(e);
+            }
+            Err(_) => {}
+            Ok(()) => self.prepare_failed = None,
         }
     }
 
     /// Replies to one user turn; `Some(turn)` if the history got a reply for it.
-    fn think(&mut self, Think { turn, text }: Think) -> Option<TurnId> {
+    fn think(&mut self, Think { turn, text, .. }: Think) -> Option<TurnId> {
         let id = turn.id;
         if !turn.is_live(&self.epoch) {
             self.report.send(Report::ReplyDone {
@@ -83,6 +139,9 @@ impl Brain {
                 segments: 0,
             });
             return None;
+        }
+        if let Some(message) = self.chat.notice() {
+            self.report.send(Report::Error { message });
         }
         self.segmenter.reset();
         let mut segments = 0usize;
@@ -97,6 +156,7 @@ impl Brain {
             clock,
             first_audio_gate,
             pace,
+            ..
         } = self;
         let mut on_piece = |piece: &str| -> ControlFlow<()> {
             if !turn.is_live(epoch) {

@@ -1,12 +1,15 @@
 //! The conductor: the one place that owns the conversation state. It turns actor reports into
 //! UI events, starts turns, decides barge-in (bump the epoch, cancel the turn), maps the playback
-//! position back to the words heard, and keeps the latency records.
+//! position back to the words heard, and keeps the latency records. When the output is lost
+//! or stalls it settles every cut itself (heard = what the output had played), since no
+//! callback will confirm them.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::{BrainCtl, COMMAND_SOURCE, Cause, Command, EarsCtl, Report, Think, Turn};
+use crate::audio::ring::PlaybackState;
 use crate::chan::{Lanes, Mail, Mailbox, Tx};
 use crate::clock::{Clock, ms};
 use crate::heard::Timeline;
@@ -29,6 +32,10 @@ struct Active {
     reply: String,
     metrics: TurnMetrics,
     audio_started: bool,
+    /// The model finished the reply (with something to say).
+    reply_done: bool,
+    /// Synthesis skipped the reply: the output was down (text only).
+    muted: bool,
 }
 
 /// A reply cut off, waiting for the output to confirm it went silent.
@@ -58,6 +65,7 @@ pub(crate) struct Conductor {
     pub(crate) timeline: Arc<Mutex<Timeline>>,
     pub(crate) outbox: Arc<Mutex<Outbox>>,
     pub(crate) running: Arc<AtomicBool>,
+    pub(crate) playback: Arc<PlaybackState>,
 }
 
 struct Run {
@@ -68,6 +76,8 @@ struct Run {
     utts: Vec<(u64, Utterance)>,
     /// Stage whose report is being handled (tags the events it causes).
     source: u8,
+    /// The output is lost or stalled (replies are text only until it plays again).
+    output_down: bool,
 }
 
 impl Conductor {
@@ -78,6 +88,7 @@ impl Conductor {
             cuts: Vec::new(),
             utts: Vec::new(),
             source: COMMAND_SOURCE,
+            output_down: false,
         };
         while let Some(mail) = inbox.recv() {
             match mail {
@@ -191,6 +202,15 @@ impl Conductor {
                         self.record(a.user_text, a.reply, None, a.metrics);
                     }
                     self.set_state(run, State::Listening);
+                } else if let Some(a) = current(run, turn) {
+                    a.reply_done = true;
+                    self.end_if_text_only(run);
+                }
+            }
+            Report::Muted { turn } => {
+                if let Some(a) = current(run, turn) {
+                    a.muted = true;
+                    self.end_if_text_only(run);
                 }
             }
             Report::AudioStarted { turn, at } => {
@@ -213,10 +233,64 @@ impl Conductor {
                 }
             }
             Report::PlaybackStopped { epoch, cut } => self.playback_stopped(run, epoch, cut),
+            Report::OutputStalled => {
+                if !run.output_down {
+                    self.emit(
+                        run,
+                        Event::DeviceLost {
+                            device: "speaker".into(),
+                            message: "the output stopped playing".into(),
+                        },
+                    );
+                    self.output_lost(run);
+                }
+            }
+            Report::OutputResumed => run.output_down = false,
             Report::Error { message } => self.emit(run, Event::Error { message }),
             Report::DeviceLost { device, message } => {
-                self.emit(run, Event::DeviceLost { device, message })
+                let speaker = device == "speaker";
+                let microphone = device == "microphone";
+                self.emit(run, Event::DeviceLost { device, message });
+                if speaker {
+                    self.output_lost(run);
+                } else if microphone {
+                    self.ears.send(EarsCtl::InputLost);
+                }
             }
+        }
+    }
+
+    /// The output is gone: no callback will confirm a cut or play a reply. The reply in
+    /// progress ends here and every cut settles with what the output had played; replies are
+    /// text only until the output plays again (the monitor reports it).
+    fn output_lost(&self, run: &mut Run) {
+        if run.output_down {
+            return;
+        }
+        run.output_down = true;
+        self.playback.output_down.store(true, Ordering::Release);
+        self.interrupt(run, Cause::OutputLost);
+        let st = &*self.playback;
+        for c in std::mem::take(&mut run.cuts) {
+            let played = if st.cur_turn.load(Ordering::Acquire) == c.turn.id.0 {
+                st.cur_samples.load(Ordering::Acquire)
+            } else {
+                0
+            };
+            self.settle(run, c, played);
+        }
+    }
+
+    /// Ends the active turn if its reply is complete and was not spoken (output down).
+    fn end_if_text_only(&self, run: &mut Run) {
+        if run
+            .active
+            .as_ref()
+            .is_some_and(|a| a.reply_done && a.muted && !a.audio_started)
+            && let Some(a) = run.active.take()
+        {
+            self.record(a.user_text, a.reply, None, a.metrics);
+            self.set_state(run, State::Listening);
         }
     }
 
@@ -247,9 +321,18 @@ impl Conductor {
             reply: String::new(),
             metrics,
             audio_started: false,
+            reply_done: false,
+            muted: false,
         });
         self.set_state(run, State::Thinking);
-        self.brain.data.send(Think { turn, text });
+        // A reply cut off and not yet settled (at once for a typed turn over a reply): the
+        // model holds this turn until that reply is truncated to what was heard.
+        let after_cut = run.cuts.iter().map(|c| c.turn.id).max();
+        self.brain.data.send(Think {
+            turn,
+            text,
+            after_cut,
+        });
     }
 
     /// Cuts the active reply off: bump the epoch (the output drops its audio at its next
@@ -287,27 +370,32 @@ impl Conductor {
                 }
                 _ => 0,
             };
-            let heard = lock(&self.timeline).heard(c.turn.id.0, played);
-            let during = if played > 0 {
-                InterruptedWhile::Speaking
-            } else {
-                InterruptedWhile::Thinking
-            };
-            self.emit(
-                run,
-                Event::Interrupted {
-                    turn: c.turn.id,
-                    heard: heard.clone(),
-                    during,
-                    cause: c.cause,
-                },
-            );
-            self.brain.control.send(BrainCtl::Truncate {
+            self.settle(run, c, played);
+        }
+    }
+
+    /// Settles a cut after `played` samples of its reply: the event, the history, the record.
+    fn settle(&self, run: &Run, c: Cut, played: u64) {
+        let heard = lock(&self.timeline).heard(c.turn.id.0, played);
+        let during = if played > 0 {
+            InterruptedWhile::Speaking
+        } else {
+            InterruptedWhile::Thinking
+        };
+        self.emit(
+            run,
+            Event::Interrupted {
                 turn: c.turn.id,
                 heard: heard.clone(),
-            });
-            self.record(c.user_text, c.reply, Some(heard), c.metrics);
-        }
+                during,
+                cause: c.cause,
+            },
+        );
+        self.brain.control.send(BrainCtl::Truncate {
+            turn: c.turn.id,
+            heard: heard.clone(),
+        });
+        self.record(c.user_text, c.reply, Some(heard), c.metrics);
     }
 
     fn record(&self, user_text: String, reply_text: String, heard: Option<String>, m: TurnMetrics) {

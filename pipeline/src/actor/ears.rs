@@ -87,6 +87,11 @@ impl Ears {
         while let Some(mail) = inbox.recv() {
             match mail {
                 Mail::Control(EarsCtl::PushToTalk(down)) => self.push_to_talk(&mut st, down),
+                Mail::Control(EarsCtl::InputLost) => {
+                    self.drop_utterance(&mut st);
+                    st.det_buf.clear();
+                    st.voiced = false;
+                }
                 Mail::Control(EarsCtl::Listen(on)) => {
                     st.listening = on;
                     if !on {

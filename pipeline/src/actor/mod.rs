@@ -44,6 +44,9 @@ pub(crate) enum EarsCtl {
     PushToTalk(bool),
     /// Mute (`false`) or unmute the microphone.
     Listen(bool),
+    /// The input device is gone: an utterance in progress is dropped (its end will never
+    /// come; the device may come back with other audio).
+    InputLost,
 }
 
 /// Utterance audio for the recognizer.
@@ -59,6 +62,9 @@ pub(crate) enum AsrMsg {
 pub(crate) struct Think {
     pub(crate) turn: Turn,
     pub(crate) text: String,
+    /// A reply this turn cut off whose cut the output has not confirmed yet: its `Truncate`
+    /// is on the way, and the history must be cut before this turn's words join it.
+    pub(crate) after_cut: Option<TurnId>,
 }
 
 /// Control of the language-model actor.
@@ -132,6 +138,14 @@ pub(crate) enum Report {
         epoch: u64,
         cut: Option<(TurnId, u64, Duration)>,
     },
+    /// The output has played nothing for `output_timeout`.
+    OutputStalled,
+    /// The output plays again after a stall or a lost device.
+    OutputResumed,
+    /// Synthesis skipped `turn`'s reply: the output is down (the reply is text only).
+    Muted {
+        turn: TurnId,
+    },
     Error {
         message: String,
     },
@@ -151,10 +165,12 @@ impl Report {
             | Report::Piece { .. }
             | Report::FirstSegment { .. }
             | Report::ReplyDone { .. } => 2,
-            Report::TtsFirstChunk { .. } => 3,
+            Report::TtsFirstChunk { .. } | Report::Muted { .. } => 3,
             Report::AudioStarted { .. }
             | Report::AudioFinished { .. }
-            | Report::PlaybackStopped { .. } => 4,
+            | Report::PlaybackStopped { .. }
+            | Report::OutputStalled
+            | Report::OutputResumed => 4,
             Report::Error { .. } | Report::DeviceLost { .. } => 5,
         }
     }

@@ -1,15 +1,16 @@
 //! The synthesis actor: speaks each segment as it arrives, converts to the output rate and
-//! writes turn-tagged frames into the playback ring, recording the spoken timeline.
+//! writes turn-tagged frames into the playback ring, recording the spoken timeline. While the
+//! output is down it never waits for ring space, and a reply that starts then is not spoken.
 
 use std::ops::ControlFlow;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::pace::SynthPace;
 use super::{Report, Speak, Turn};
 use crate::audio::resample::Resampler;
-use crate::audio::ring::PlaybackWriter;
+use crate::audio::ring::{PlaybackState, PlaybackWriter};
 use crate::chan::Rx;
 use crate::chan::Tx;
 use crate::clock::Clock;
@@ -27,6 +28,8 @@ pub(crate) struct Mouth {
     pub(crate) clock: Clock,
     pub(crate) timeline: Arc<Mutex<Timeline>>,
     pub(crate) pace: Arc<SynthPace>,
+    /// The output's state (is it down?).
+    pub(crate) playback: Arc<PlaybackState>,
 }
 
 impl Mouth {
@@ -35,10 +38,17 @@ impl Mouth {
         let mut buf: Vec<f32> = Vec::with_capacity(16_384);
         let mut turn_id = 0u64;
         let mut pushed = 0u64;
+        // A reply that began while the output was down stays text only, whole.
+        let mut muted = 0u64;
         while let Some(msg) = inbox.recv() {
             match msg {
                 Speak::Segment { turn, text } => {
-                    if !turn.is_live(&self.epoch) {
+                    if !turn.is_live(&self.epoch) || turn.id.0 == muted {
+                        continue;
+                    }
+                    if turn.id.0 != turn_id && self.playback.output_down.load(Ordering::Acquire) {
+                        muted = turn.id.0;
+                        self.report.send(Report::Muted { turn: turn.id });
                         continue;
                     }
                     if turn.id.0 != turn_id {
@@ -56,8 +66,9 @@ impl Mouth {
                         buf.clear();
                         resampler.process(&[0.0; 64], &mut buf);
                         let clock = self.clock.clone();
+                        let down = &self.playback.output_down;
                         let mut wait = || {
-                            if !turn.is_live(&self.epoch) {
+                            if !turn.is_live(&self.epoch) || down.load(Ordering::Acquire) {
                                 return false;
                             }
                             clock.sleep(RING_WAIT);
@@ -94,6 +105,7 @@ impl Mouth {
             clock,
             timeline,
             pace,
+            playback,
         } = self;
         let id = turn.id;
         let mut on_chunk = |chunk: &[f32]| -> ControlFlow<()> {
@@ -109,7 +121,7 @@ impl Mouth {
             buf.clear();
             resampler.process(chunk, buf);
             let mut wait = || {
-                if !turn.is_live(epoch) {
+                if !turn.is_live(epoch) || playback.output_down.load(Ordering::Acquire) {
                     return false;
                 }
                 clock.sleep(RING_WAIT);

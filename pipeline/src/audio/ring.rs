@@ -59,6 +59,9 @@ pub struct PlaybackState {
     pub unpaced: AtomicBool,
     /// Samples output in total (silence included).
     pub total_samples: AtomicU64,
+    /// The output is lost or stopped consuming (set by the playback monitor or on a lost
+    /// device, cleared when it plays again): synthesis does not wait for ring space then.
+    pub output_down: AtomicBool,
 }
 
 /// Creates the ring (`frames` frames of `rate / 100` samples) and its two ends.

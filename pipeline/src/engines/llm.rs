@@ -1,15 +1,18 @@
 //! Adapter over `pocket-llm`'s `ChatSession` (KV prefix reuse, context trimming, think
 //! filtering and heard-text truncation all come from the engine), plus the voice policy: the
-//! system prompt, the sampler and how long a spoken reply may get.
+//! system prompt, the sampler and how long a spoken reply may get. It also watches the model
+//! file: the engine runs on a copy made at load (`LoadOptions::detach`), so a file truncated
+//! or replaced meanwhile cannot crash it, and the user is told once that it changed.
 
 use std::ops::ControlFlow;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+use std::time::SystemTime;
 
 use pocket_llm::chat::HistoryPolicy;
 use pocket_llm::sampler::SamplerConfig;
-use pocket_llm::{ChatSession, Model, SessionConfig};
+use pocket_llm::{ChatSession, LlmError, Model, SessionConfig};
 
 use super::{ChatEngine, EngineError, EngineResult, ReplyEnd};
 
@@ -66,6 +69,31 @@ impl Default for VoiceChatConfig {
 pub struct LlmChat {
     chat: ChatSession,
     max_sentences: usize,
+    /// The model file and how it looked when loaded (or last reported).
+    file: Option<(PathBuf, Option<FileStamp>)>,
+}
+
+/// What tells a file apart from a changed one: size, modification time, inode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileStamp {
+    len: u64,
+    modified: Option<SystemTime>,
+    inode: u64,
+}
+
+impl FileStamp {
+    fn of(path: &Path) -> Option<Self> {
+        let m = std::fs::metadata(path).ok()?;
+        #[cfg(unix)]
+        let inode = std::os::unix::fs::MetadataExt::ino(&m);
+        #[cfg(not(unix))]
+        let inode = 0;
+        Some(Self {
+            len: m.len(),
+            modified: m.modified().ok(),
+            inode,
+        })
+    }
 }
 
 impl LlmChat {
@@ -82,8 +110,11 @@ impl LlmChat {
 
     /// Loads `gguf` with `cfg`.
     pub fn load_with(gguf: &Path, cfg: VoiceChatConfig) -> EngineResult<Self> {
+        let stamp = FileStamp::of(gguf);
         let model = Model::load(gguf).map_err(EngineError::new)?;
-        Self::new(model, cfg)
+        let mut chat = Self::new(model, cfg)?;
+        chat.file = Some((gguf.to_path_buf(), stamp));
+        Ok(chat)
     }
 
     /// A chat on an already loaded model.
@@ -100,6 +131,7 @@ impl LlmChat {
         Ok(Self {
             chat: ChatSession::new(model, session).map_err(EngineError::new)?,
             max_sentences: cfg.max_sentences.max(1),
+            file: None,
         })
     }
 }
@@ -135,7 +167,13 @@ impl ChatEngine for LlmChat {
                 said.push_str(piece);
                 on_piece(piece)
             })
-            .map_err(EngineError::new)?;
+            .map_err(|e| match e {
+                LlmError::ContextFull { tokens, max } => EngineError(format!(
+                    "your turn is too long for the model: with room for the reply it needs \
+                     {tokens} tokens, the context holds {max}; say it in shorter parts"
+                )),
+                e => EngineError::new(e),
+            })?;
         if capped {
             // The piece that began the sentence past the cap was not spoken: the history
             // keeps exactly what was.
@@ -155,6 +193,27 @@ impl ChatEngine for LlmChat {
 
     fn reset(&mut self) {
         self.chat.reset();
+    }
+
+    fn notice(&mut self) -> Option<String> {
+        let (path, stamp) = self.file.as_mut()?;
+        let now = FileStamp::of(path);
+        if now == *stamp {
+            return None;
+        }
+        let what = match (*stamp, now) {
+            (_, None) => "removed or unreadable".to_string(),
+            (Some(was), Some(now)) if was.len != now.len => {
+                format!("{} bytes, was {}", now.len, was.len)
+            }
+            _ => "rewritten".to_string(),
+        };
+        *stamp = now;
+        Some(format!(
+            "the model file {} changed on disk ({what}); the model loaded at start keeps \
+             answering: restart to use the new file, or run `pocket assets fetch` to repair it",
+            path.display()
+        ))
     }
 }
 

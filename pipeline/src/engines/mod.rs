@@ -79,6 +79,11 @@ pub trait ChatEngine: Send {
     fn truncate_last_reply(&mut self, heard: &str);
     /// Forgets the conversation.
     fn reset(&mut self);
+    /// Something the user should know before the next turn (e.g. the model file changed on
+    /// disk), once per occurrence. Asked before every turn.
+    fn notice(&mut self) -> Option<String> {
+        None
+    }
 }
 
 /// Cuts streamed reply text into pieces worth synthesizing on their own.

@@ -76,7 +76,10 @@ fn device_loop_on_the_default_devices() {
             log: Arc::new(Mutex::new(Vec::new())),
         }),
         segmenter: Box::new(ReplySegmenter::default()),
-        speaker: Box::new(MockSpeaker { seed: 5 }),
+        speaker: Box::new(MockSpeaker {
+            seed: 5,
+            fail_on: None,
+        }),
     };
     let config = PipelineConfig {
         output_rate: rate,

@@ -35,7 +35,10 @@ fn converse_fast_writes_replies_and_a_complete_report() {
             log: Arc::new(Mutex::new(Vec::new())),
         }),
         segmenter: Box::new(ReplySegmenter::default()),
-        speaker: Box::new(MockSpeaker { seed: 3 }),
+        speaker: Box::new(MockSpeaker {
+            seed: 3,
+            fail_on: None,
+        }),
     };
     let config = PipelineConfig {
         output_rate: 24_000,

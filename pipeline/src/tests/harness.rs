@@ -13,8 +13,8 @@ use crate::clock::Clock;
 use crate::config::PipelineConfig;
 use crate::engines::energy::EnergyDetector;
 use crate::engines::tts::ReplySegmenter;
-use crate::engines::{Engines, SpeechDetector};
-use crate::handle::{MicSender, Pipeline, PipelineHandle};
+use crate::engines::{ChatEngine, Engines, SpeechDetector};
+use crate::handle::{ErrorReporter, MicSender, Pipeline, PipelineHandle};
 use crate::sim::{Activity, Sim};
 use crate::types::{Event, Stamped};
 
@@ -37,6 +37,10 @@ pub(crate) struct Setup {
     pub(crate) detector: Box<dyn SpeechDetector>,
     /// The mock recognizer offers each final early after this much utterance audio.
     pub(crate) early_final_after_ms: Option<usize>,
+    /// The mock voice fails on segments containing this.
+    pub(crate) tts_fails_on: Option<&'static str>,
+    /// A chat engine instead of the scripted one (`replies` are then unused).
+    pub(crate) chat: Option<Box<dyn ChatEngine>>,
 }
 
 impl Default for Setup {
@@ -60,6 +64,8 @@ impl Default for Setup {
             echo: None,
             detector: Box::new(EnergyDetector::new(-40.0)),
             early_final_after_ms: None,
+            tts_fails_on: None,
+            chat: None,
         }
     }
 }
@@ -81,6 +87,12 @@ pub(crate) struct Harness {
     pub(crate) chat_log: ChatLog,
     /// Samples the recognizer got per utterance.
     pub(crate) asr_log: Arc<Mutex<Vec<usize>>>,
+    /// Whether the output callback runs (`false`: the device stopped consuming).
+    pub(crate) output_live: bool,
+    /// Whether the microphone delivers frames (`false`: the input device is gone).
+    pub(crate) input_live: bool,
+    /// What an audio backend reports lost devices through.
+    pub(crate) errors: ErrorReporter,
 }
 
 impl Harness {
@@ -99,14 +111,19 @@ impl Harness {
                 early_final_after: setup.early_final_after_ms.map(|ms| ms * 16),
                 early_given: false,
             }),
-            chat: Box::new(MockChat {
-                replies: setup.replies.into_iter().collect(),
-                piece_delay: setup.piece_delay,
-                clock: clock.clone(),
-                log: chat_log.clone(),
+            chat: setup.chat.unwrap_or_else(|| {
+                Box::new(MockChat {
+                    replies: setup.replies.into_iter().collect(),
+                    piece_delay: setup.piece_delay,
+                    clock: clock.clone(),
+                    log: chat_log.clone(),
+                })
             }),
             segmenter: Box::new(ReplySegmenter::default()),
-            speaker: Box::new(MockSpeaker { seed: 7 }),
+            speaker: Box::new(MockSpeaker {
+                seed: 7,
+                fail_on: setup.tts_fails_on,
+            }),
         };
         let (pipeline, ports) =
             Pipeline::start_with(engines, setup.config, clock, activity).expect("pipeline starts");
@@ -130,6 +147,9 @@ impl Harness {
             echo_line: std::iter::repeat_n(0.0, delay).collect(),
             chat_log,
             asr_log,
+            output_live: true,
+            input_live: true,
+            errors: ports.errors,
         };
         h.sim.settle();
         h.collect();
@@ -151,8 +171,10 @@ impl Harness {
         self.sim.settle();
         self.collect();
         let mut out = [0.0f32; FRAME];
-        self.speaker.fill(&mut out);
-        self.output.extend_from_slice(&out);
+        if self.output_live {
+            self.speaker.fill(&mut out);
+            self.output.extend_from_slice(&out);
+        }
         let mut mic = [0.0f32; FRAME];
         for (i, m) in mic.iter_mut().enumerate() {
             *m = user.get(i).copied().unwrap_or(0.0);
@@ -164,7 +186,7 @@ impl Harness {
                 *m += e.gain * played;
             }
         }
-        if let Some(m) = &mut self.mic {
+        if let Some(m) = self.mic.as_mut().filter(|_| self.input_live) {
             m.push(&mic);
         }
         self.sim.settle();

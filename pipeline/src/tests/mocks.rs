@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use crate::clock::Clock;
 use crate::engines::energy::EnergyDetector;
-use crate::engines::{ChatEngine, EngineResult, ReplyEnd, Speaker, SpeechDetector, Transcriber};
+use crate::engines::{
+    ChatEngine, EngineError, EngineResult, ReplyEnd, Speaker, SpeechDetector, Transcriber,
+};
 
 /// What the mock chat was asked to do, in order.
 pub(crate) type ChatLog = Arc<Mutex<Vec<String>>>;
@@ -115,6 +117,8 @@ impl ChatEngine for MockChat {
 /// Speaks 10 ms of noise per character, one chunk per word, at 16 kHz.
 pub(crate) struct MockSpeaker {
     pub(crate) seed: u32,
+    /// A segment containing this text fails (a broken voice, an unspeakable input).
+    pub(crate) fail_on: Option<&'static str>,
 }
 
 /// Deterministic noise in [-amp, amp] with a syllable-like 4 Hz envelope.
@@ -140,6 +144,9 @@ impl Speaker for MockSpeaker {
         cancel: &AtomicBool,
         on_chunk: &mut dyn FnMut(&[f32]) -> ControlFlow<()>,
     ) -> EngineResult<()> {
+        if self.fail_on.is_some_and(|f| text.contains(f)) {
+            return Err(EngineError::new("the voice model failed on this text"));
+        }
         for word in text.split_inclusive(' ') {
             if cancel.load(Ordering::Acquire) {
                 break;

@@ -3,8 +3,10 @@
 
 mod device;
 mod e2e;
+mod faults;
 mod file_io;
 mod harness;
 mod mocks;
+mod model_file;
 mod real_asr;
 mod scenarios;

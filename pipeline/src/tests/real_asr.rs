@@ -38,7 +38,10 @@ fn jfk_through_the_ears_gives_the_transcript() {
             log: Arc::new(Mutex::new(Vec::new())),
         }),
         segmenter: Box::new(ReplySegmenter::default()),
-        speaker: Box::new(MockSpeaker { seed: 1 }),
+        speaker: Box::new(MockSpeaker {
+            seed: 1,
+            fail_on: None,
+        }),
     };
     let config = PipelineConfig {
         echo_cancel: false,

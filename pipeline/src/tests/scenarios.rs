@@ -10,16 +10,16 @@ use crate::Event;
 use crate::engines::energy::EnergyDetector;
 
 /// `ms` of speech-like noise at the microphone (loud enough for the energy detector).
-fn voice(ms: u64, seed: u32) -> Vec<f32> {
+pub(super) fn voice(ms: u64, seed: u32) -> Vec<f32> {
     let mut s = seed;
     noise(&mut s, ms as usize * 16, 0.3)
 }
 
-fn has(prefix: &'static str) -> impl Fn(&[(u64, Event)]) -> bool {
+pub(super) fn has(prefix: &'static str) -> impl Fn(&[(u64, Event)]) -> bool {
     move |log| log.iter().any(|(_, e)| short(e).starts_with(prefix))
 }
 
-fn assert_events(h: &Harness, expected: &[&str]) {
+pub(super) fn assert_events(h: &Harness, expected: &[&str]) {
     let got = h.short();
     let timed: Vec<String> = h
         .log
@@ -35,7 +35,7 @@ fn output_between(h: &Harness, from_ms: u64, to_ms: u64) -> &[f32] {
     &h.output[((from_ms as usize) * 16).min(end)..end]
 }
 
-const STORY: [&str; 4] = [
+pub(super) const STORY: [&str; 4] = [
     "Once upon a time,",
     " there was a king",
     " who had three daughters.",

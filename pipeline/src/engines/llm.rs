@@ -156,6 +156,10 @@ impl ChatEngine for LlmChat {
     fn reset(&mut self) {
         self.chat.reset();
     }
+
+    fn history(&self) -> Vec<pocket_llm::chat::Message> {
+        self.chat.history().to_vec()
+    }
 }
 
 /// Counts sentence ends in streamed text: a piece ending in `.`, `!` or `?` (closing quotes

@@ -79,6 +79,11 @@ pub trait ChatEngine: Send {
     fn truncate_last_reply(&mut self, heard: &str);
     /// Forgets the conversation.
     fn reset(&mut self);
+    /// The conversation the model sees now, oldest first (read-only: soak checks, UIs).
+    /// Engines without a history return nothing.
+    fn history(&self) -> Vec<pocket_llm::chat::Message> {
+        Vec::new()
+    }
 }
 
 /// Cuts streamed reply text into pieces worth synthesizing on their own.

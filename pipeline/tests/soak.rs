@@ -35,42 +35,24 @@ fn soak_turns_end_memory_and_threads_stay_flat_history_is_what_was_heard() {
     let words = soak::clips::words();
     let clips = soak::clips::spoken_questions(&words).expect("questions are spoken");
     let texts: Vec<String> = words.iter().map(|w| soak::clips::question(w)).collect();
-    let rig = FastRig::start(&store, 2).expect("default engines load");
+    let mut rig = FastRig::start(&store, 2).expect("default engines load");
     assert!(
         rig.warnings.is_empty(),
         "the default engines, not a fallback: {:?}",
         rig.warnings
     );
-    let FastRig {
-        pipeline,
-        handle,
-        mut mic,
-        sink,
-        history,
-        ..
-    } = rig;
-    let report = soak::run(
-        &handle,
-        &mut mic,
-        &history,
-        &clips,
-        &texts,
-        &opts,
-        &mut |r| {
-            if r.turns % 20 == 0 {
-                println!(
-                    "turn {}: RSS {} KiB, {} threads, {:.0} s",
-                    r.turns,
-                    r.rss_kb.last().copied().unwrap_or(0),
-                    r.threads.last().copied().unwrap_or(0),
-                    r.wall_s
-                );
-            }
-        },
-    );
-    drop(sink.finish());
-    drop(mic);
-    pipeline.shutdown();
+    let report = rig.soak(&clips, &texts, &opts, &mut |r| {
+        if r.turns % 20 == 0 {
+            println!(
+                "turn {}: RSS {} KiB, {} threads, {:.0} s",
+                r.turns,
+                r.rss_kb.last().copied().unwrap_or(0),
+                r.threads.last().copied().unwrap_or(0),
+                r.wall_s
+            );
+        }
+    });
+    rig.stop();
     println!("{}", report.table());
 
     let failures = report.failures();

@@ -4,6 +4,7 @@
 use pocket_assets::Store;
 
 use super::probe::{HistoryProbe, record_history};
+use super::{SoakOptions, SoakReport};
 use crate::audio::file::{FileSink, Pace};
 use crate::engines::default::{EngineOptions, load_default};
 use crate::handle::{MicSender, Pipeline, PipelineHandle};
@@ -52,6 +53,25 @@ impl FastRig {
             history,
             warnings: loaded.warnings,
         })
+    }
+
+    /// A soak run on this loop (see [`super::run`]).
+    pub fn soak(
+        &mut self,
+        clips: &[Vec<f32>],
+        texts: &[String],
+        opts: &SoakOptions,
+        on_turn: &mut dyn FnMut(&SoakReport),
+    ) -> SoakReport {
+        super::run(
+            &self.handle,
+            &mut self.mic,
+            &self.history,
+            clips,
+            texts,
+            opts,
+            on_turn,
+        )
     }
 
     /// Stops the loop and joins its threads.

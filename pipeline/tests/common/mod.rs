@@ -7,14 +7,9 @@ use pocket_assets::Store;
 /// are missing — except under `CI=true`, where that is a failure.
 pub fn default_store() -> Option<Store> {
     let store = Store::open_default().expect("the asset folder is known");
-    let missing: Vec<String> = store
-        .manifest()
-        .set("default")
-        .expect("the manifest has a default set")
-        .into_iter()
-        .filter(|a| a.for_this_platform() && store.require(&a.id).is_err())
-        .map(|a| a.id.clone())
-        .collect();
+    let missing = store
+        .missing("default")
+        .expect("the manifest has a default set");
     if missing.is_empty() {
         return Some(store);
     }

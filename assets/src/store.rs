@@ -127,10 +127,45 @@ impl Store {
         Ok(dir)
     }
 
+    /// The assets of `set` for this platform that [`require`](Self::require) refuses (the
+    /// cheap size check): what a test or a command must fetch before it can run.
+    pub fn missing(&self, set: &str) -> Result<Vec<String>> {
+        Ok(self
+            .manifest
+            .set(set)?
+            .into_iter()
+            .filter(|a| a.for_this_platform() && self.require(&a.id).is_err())
+            .map(|a| a.id.clone())
+            .collect())
+    }
+
     /// The path of one installed file of an asset.
     pub fn require_file(&self, id: &str, name: &str) -> Result<PathBuf> {
         let asset = self.manifest.asset(id)?;
         asset.file(name)?;
         Ok(self.require(id)?.join(name))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_store_misses_every_asset_of_a_set() {
+        let home = tempfile::tempdir().expect("tempdir");
+        let store = Store::new(home.path(), Manifest::builtin().expect("manifest"));
+        let missing = store.missing("default").expect("a known set");
+        let default: Vec<String> = store
+            .manifest()
+            .set("default")
+            .expect("set")
+            .into_iter()
+            .filter(|a| a.for_this_platform())
+            .map(|a| a.id.clone())
+            .collect();
+        assert!(!missing.is_empty());
+        assert_eq!(missing, default);
+        assert!(store.missing("no-such-set").is_err());
     }
 }

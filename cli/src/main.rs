@@ -34,6 +34,9 @@ enum Command {
     Converse(cmd::converse::ConverseArgs),
     /// Talk with the assistant on the microphone and speaker (hands-free, barge-in).
     Talk(cmd::talk::TalkArgs),
+    /// Many turns at fast pace with barge-ins, typed and push-to-talk turns and resets:
+    /// checks that no turn gets stuck, memory and threads stay flat, history is what was heard.
+    Soak(cmd::soak::SoakArgs),
     /// Speak text into a WAV file (prints time to first chunk and RTF).
     Say(cmd::say::SayArgs),
     /// Transcribe a WAV file (prints text, per-utterance timing and RTF).
@@ -53,6 +56,7 @@ fn main() -> std::process::ExitCode {
         Command::Demo(a) => cmd::demo::run(a),
         Command::Converse(a) => cmd::converse::run(a),
         Command::Talk(a) => cmd::talk::run(a),
+        Command::Soak(a) => cmd::soak::run(a),
         Command::Say(a) => cmd::say::run(a),
         Command::Transcribe(a) => cmd::transcribe::run(a),
         Command::Voicebench(c) => cmd::voicebench::run(c),

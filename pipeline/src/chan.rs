@@ -34,6 +34,11 @@ impl<T> Tx<T> {
         true
     }
 
+    /// Messages waiting in the channel.
+    pub(crate) fn len(&self) -> usize {
+        self.inner.len()
+    }
+
     /// Sends without waiting. `false` if the channel is full or the receiver gone.
     pub(crate) fn try_send(&self, msg: T) -> bool {
         self.activity.begin();

@@ -23,7 +23,7 @@ use crate::config::PipelineConfig;
 use crate::echo::{EchoSetup, FRAME};
 use crate::engines::Engines;
 use crate::heard::Timeline;
-use crate::metrics::Report as LatencyReport;
+use crate::metrics::{Report as LatencyReport, TurnRecord};
 use crate::sim::Activity;
 use crate::types::{Event, Stamped, State, TurnId};
 
@@ -147,6 +147,12 @@ impl MicSender {
     /// (a file source records when a clip's true speech end went in).
     pub fn now(&self) -> Duration {
         self.clock.now()
+    }
+
+    /// Frames sent but not yet taken by the capture actor (a fast source waits for 0 before
+    /// a control that must not overtake its audio, e.g. releasing push-to-talk).
+    pub fn queued_frames(&self) -> usize {
+        self.tx.len()
     }
 
     /// Frames dropped because the loop was behind.
@@ -396,6 +402,17 @@ impl PipelineHandle {
             &out.barge_in_stops,
             paced.then(|| self.playback.underruns.load(Ordering::Relaxed)),
         )
+    }
+
+    /// The records of the turns that ended, from the `from`-th (0-based) on: a turn is
+    /// recorded once, when its audio finished, it had nothing to say, or its cut was settled
+    /// (`heard` set). Cheaper than [`report`](Self::report) for polling.
+    pub fn records_since(&self, from: usize) -> Vec<TurnRecord> {
+        self.lock()
+            .records
+            .get(from..)
+            .map(<[_]>::to_vec)
+            .unwrap_or_default()
     }
 
     /// The reply playing now and the part of its text the user has heard so far (whole words,

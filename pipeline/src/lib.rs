@@ -17,6 +17,7 @@ mod handle;
 mod heard;
 pub mod metrics;
 mod sim;
+pub mod soak;
 mod types;
 
 pub use clock::{Clock, ms};

@@ -6,35 +6,13 @@
 //! 1-50, plus a small allowance for timer noise on a shared CI machine). Its own test binary,
 //! so no other test shares the cores while it measures.
 
-use std::ops::ControlFlow;
-use std::sync::atomic::AtomicBool;
+mod common;
+
 use std::time::Duration;
 
-use pocket_tts::Voice;
-
-use pocket_pipeline::audio::file::{FileSink, Pace, TurnOutcome, converse};
-use pocket_pipeline::engines::default::{EngineOptions, load_default};
+use pocket_pipeline::audio::file::{Pace, TurnOutcome, converse};
 use pocket_pipeline::metrics::Percentiles;
-use pocket_pipeline::{Pipeline, PipelineConfig};
-
-/// 200 everyday words, each a turn's answer.
-const WORDS: &str = "apple banana carrot table window garden river mountain pencil rabbit \
-orange guitar candle pillow bottle basket hammer ladder mirror jacket bread butter cheese \
-coffee cookie dinner forest island jungle kitten lemon melon monkey onion parrot peanut \
-pepper pirate planet potato puppy rocket salad school shadow silver spider spoon \
-summer sunset teacher tiger tomato tractor turtle violin wallet winter yellow zebra anchor \
-bamboo beach blanket bridge bubble button camera castle cherry circle cloud copper cotton \
-dragon engine farmer feather flower garlic ginger glove honey horse jelly kettle \
-kitchen letter lizard magnet marble meadow mitten needle noodle ocean olive oyster paddle \
-palace panda paper pebble pickle pigeon pizza pocket puzzle rainbow ribbon saddle sailor \
-shovel singer sister soccer spinach statue sugar sweater thunder ticket toaster towel \
-trumpet tunnel velvet village wagon walnut water whistle wizard wolf yogurt acorn almond \
-arrow badge bagel barrel beaver biscuit blossom bucket cabbage cactus camel canoe carpet \
-cereal clover compass cricket crystal cupcake daisy desert donkey \
-eagle elbow falcon fiddle goose harbor helmet hippo igloo jaguar kayak koala lantern \
-lobster mango muffin napkin nickel orchard otter pancake peach pelican \
-penguin pillar plum pony pumpkin radish robot salmon scarf seal sheep \
-shrimp skunk sparrow squirrel stool swan tulip";
+use pocket_pipeline::soak::{self, FastRig};
 
 fn heard_word(user_text: &str) -> Option<String> {
     user_text
@@ -45,50 +23,20 @@ fn heard_word(user_text: &str) -> Option<String> {
 
 #[test]
 fn two_hundred_turns_each_answer_their_own_question_at_flat_cost() {
-    let words: Vec<&str> = WORDS.split_whitespace().collect();
+    let Some(store) = common::default_store() else {
+        return;
+    };
+    let words = soak::clips::words();
     assert_eq!(words.len(), 200);
     // The questions, spoken by the built-in voice (not the assistant's Piper voice).
-    let mut speaker = pocket_tts::FallbackVoice::new();
-    let rate = speaker.sample_rate();
-    let clips: Vec<Vec<f32>> = words
-        .iter()
-        .map(|w| {
-            let mut pcm = vec![0.0f32; rate as usize / 4];
-            speaker
-                .synthesize(
-                    &format!("Say the word {w}."),
-                    &AtomicBool::new(false),
-                    &mut |c| {
-                        pcm.extend_from_slice(c);
-                        ControlFlow::Continue(())
-                    },
-                )
-                .expect("speaks");
-            pcm.extend(std::iter::repeat_n(0.0, rate as usize / 4));
-            pocket_tts::resample(&pcm, rate, 16_000).expect("resamples")
-        })
-        .collect();
-
-    let store = pocket_assets::Store::open_default().expect("store");
-    let loaded = load_default(
-        &store,
-        &EngineOptions {
-            threads: 2,
-            realtime: false,
-            ..EngineOptions::default()
-        },
-    )
-    .expect("default engines load (pocket assets fetch)");
-    let out_rate = loaded.voice_rate;
-    let config = PipelineConfig {
-        output_rate: out_rate,
-        echo_cancel: false,
-        ..PipelineConfig::default()
-    };
-    let (pipeline, ports) = Pipeline::start(loaded.engines, config).expect("starts");
-    let handle = pipeline.handle();
-    let sink = FileSink::spawn(ports.speaker, out_rate, Pace::Fast).expect("sink");
-    let mut mic = ports.mic;
+    let clips = soak::clips::spoken_questions(&words).expect("questions are spoken");
+    let FastRig {
+        pipeline,
+        handle,
+        mut mic,
+        sink,
+        ..
+    } = FastRig::start(&store, 2).expect("default engines load");
     let outcomes = converse(
         &mut mic,
         &handle,

@@ -112,6 +112,17 @@ verify_clients() {
   done
 }
 
+verify_strace() {
+  local dir=$1
+  # ptrace must be allowed here (some containers forbid it), not just the binary installed.
+  if strace -f -q -e trace=network -o "$dir/strace.txt" true >/dev/null 2>&1 &&
+    grep 'exited with 0' "$dir/strace.txt" >/dev/null; then
+    verify_ok "strace traces a child's network calls"
+  else
+    verify_fail "strace traces a child's network calls (is ptrace allowed?)" "${TRACE[@]}"
+  fi
+}
+
 verify_system() {
   local dir
   dir=$(mktemp -d)
@@ -121,6 +132,7 @@ verify_system() {
   verify_xvfb "$dir"
   verify_null_sink
   verify_clients
+  verify_strace "$dir"
   rm -rf "$dir"
   if [ "$VERIFY_FAILED" -ne 0 ]; then
     echo "verify: this machine cannot run the test command; install the packages named above" >&2

@@ -7,6 +7,7 @@ pub mod converse;
 pub mod demo;
 pub mod llm;
 pub mod say;
+pub mod soak;
 pub mod talk;
 pub mod transcribe;
 pub mod voicebench;

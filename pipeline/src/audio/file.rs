@@ -34,7 +34,26 @@ pub struct FileSink {
 
 impl FileSink {
     /// Starts pulling from `reader` (at `rate` Hz) until [`FileSink::finish`].
-    pub fn spawn(mut reader: PlaybackReader, rate: u32, pace: Pace) -> Result<Self, PipelineError> {
+    pub fn spawn(reader: PlaybackReader, rate: u32, pace: Pace) -> Result<Self, PipelineError> {
+        Self::start(reader, rate, pace, true)
+    }
+
+    /// Like [`spawn`](Self::spawn), but keeps nothing: for long runs, whose output would
+    /// otherwise fill memory ([`finish`](Self::finish) returns no samples).
+    pub fn discarding(
+        reader: PlaybackReader,
+        rate: u32,
+        pace: Pace,
+    ) -> Result<Self, PipelineError> {
+        Self::start(reader, rate, pace, false)
+    }
+
+    fn start(
+        mut reader: PlaybackReader,
+        rate: u32,
+        pace: Pace,
+        keep: bool,
+    ) -> Result<Self, PipelineError> {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         reader
@@ -60,7 +79,7 @@ impl FileSink {
                         }
                     }
                     let n = reader.fill(&mut buf);
-                    if n > 0 {
+                    if n > 0 && keep {
                         let turn = reader.state().cur_turn.load(Ordering::Acquire);
                         if turn != last_turn {
                             if last_turn != 0 {
@@ -70,7 +89,7 @@ impl FileSink {
                             last_turn = turn;
                         }
                         said.extend_from_slice(&buf[..n]);
-                    } else if pace == Pace::Fast {
+                    } else if n == 0 && pace == Pace::Fast {
                         std::thread::sleep(Duration::from_millis(1));
                     }
                 }

@@ -215,6 +215,10 @@ impl ChatEngine for LlmChat {
             path.display()
         ))
     }
+
+    fn history(&self) -> Vec<pocket_llm::chat::Message> {
+        self.chat.history().to_vec()
+    }
 }
 
 /// Counts sentence ends in streamed text: a piece ending in `.`, `!` or `?` (closing quotes

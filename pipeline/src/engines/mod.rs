@@ -84,6 +84,12 @@ pub trait ChatEngine: Send {
     fn notice(&mut self) -> Option<String> {
         None
     }
+
+    /// The conversation the model sees now, oldest first (read-only: soak checks, UIs).
+    /// Engines without a history return nothing.
+    fn history(&self) -> Vec<pocket_llm::chat::Message> {
+        Vec::new()
+    }
 }
 
 /// Cuts streamed reply text into pieces worth synthesizing on their own.

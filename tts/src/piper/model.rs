@@ -27,6 +27,10 @@ fn environment(library: &Path) -> Result<ort::environment::Environment, TtsError
     let env = ort::init_from(library)
         .map_err(|e| runtime_err(e.to_string()))?
         .with_name("pocket-tts")
+        // Microsoft's builds (the PyPI wheel we ship) send usage events to
+        // mobile.events.data.microsoft.com when telemetry is on, and `ort` turns it on by
+        // default: nothing leaves the device.
+        .with_telemetry(false)
         .build()
         .map_err(|e| runtime_err(e.to_string()))?;
     *guard = Some((library.to_path_buf(), env.clone()));

@@ -84,6 +84,9 @@ pub struct SoakReport {
     pub barge_ins_missed: usize,
     /// Words the user heard of the replies cut off while speaking.
     pub heard_words: usize,
+    /// Replies ended because the output was declared lost (the soak's sink never stalls, so
+    /// any is a failure).
+    pub outputs_lost: usize,
     /// Resident memory (KiB) and threads after each turn.
     pub rss_kb: Vec<u64>,
     pub threads: Vec<usize>,
@@ -130,6 +133,12 @@ impl SoakReport {
         }
         for m in &self.history_mismatches {
             f.push(format!("history: {m}"));
+        }
+        if self.outputs_lost > 0 {
+            f.push(format!(
+                "{} replies ended as if the output were lost",
+                self.outputs_lost
+            ));
         }
         if let (Some(start), Some(end)) = (self.rss_after(self.steady_from), self.rss_kb.last())
             && self.turns > self.steady_from
@@ -484,6 +493,7 @@ impl Driver<'_> {
                     }
                     (InterruptCause::Superseded, _) => report.superseded += 1,
                     (InterruptCause::StopRequested, _) => {}
+                    (InterruptCause::OutputLost, _) => report.outputs_lost += 1,
                 }
                 report.heard_words += heard.split_whitespace().count();
             }

@@ -77,6 +77,13 @@ fn install_hook() {
                     .location()
                     .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()))
                     .unwrap_or_default();
+                // Panics inside std (an index out of range) are told apart by the first
+                // frame of the caller's code.
+                let location = if location.starts_with("/rustc/") {
+                    first_own_frame().map_or(location.clone(), |f| format!("{f} ({location})"))
+                } else {
+                    location
+                };
                 LAST_PANIC.with(|p| *p.borrow_mut() = Some((location, message)));
             } else {
                 prev(info);
@@ -86,6 +93,16 @@ fn install_hook() {
             alloc::set_cap((mb as usize).saturating_mul(1 << 20));
         }
     });
+}
+
+/// `file:line` of the innermost backtrace frame outside std and this crate.
+fn first_own_frame() -> Option<String> {
+    let bt = std::backtrace::Backtrace::force_capture().to_string();
+    bt.lines()
+        .map(str::trim)
+        .filter_map(|l| l.strip_prefix("at "))
+        .find(|l| !l.starts_with("/rustc/") && !l.contains("/fuzz/src/"))
+        .map(str::to_string)
 }
 
 /// Runs `exec` on `input` as a fuzz case; `Some((location, message))` if it panicked.
@@ -158,7 +175,15 @@ pub fn fuzz(
     let running = AtomicU64::new(u64::MAX);
     let case_no = AtomicU64::new(0);
     let done = AtomicBool::new(false);
+    /// Stops the watchdog also when a replayed case panics out of the scope.
+    struct Done<'a>(&'a AtomicBool);
+    impl Drop for Done<'_> {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::Relaxed);
+        }
+    }
     std::thread::scope(|s| {
+        let _done = Done(&done);
         s.spawn(|| {
             while !done.load(Ordering::Relaxed) {
                 std::thread::sleep(Duration::from_millis(100));
@@ -186,6 +211,12 @@ pub fn fuzz(
                 let file = dir.join(format!("{target}-{seed}-{case}.bin"));
                 let _ = std::fs::write(&file, &input);
                 eprintln!("fuzz {target}: case {case} written to {}", file.display());
+            }
+            if only.is_some() {
+                // Replay: no catching, so the panic prints with its backtrace.
+                exec(&input);
+                report.execs += 1;
+                break;
             }
             case_no.store(case, Ordering::Relaxed);
             alloc::set_case(Some((target, seed, case)));
@@ -216,12 +247,8 @@ pub fn fuzz(
                     input_len: input.len(),
                 });
             }
-            if only.is_some() {
-                break;
-            }
             case += 1;
         }
-        done.store(true, Ordering::Relaxed);
     });
     report.secs = t0.elapsed().as_secs_f64();
     eprintln!(

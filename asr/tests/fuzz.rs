@@ -117,6 +117,16 @@ impl Ct2Writer {
         self.var(&format!("{scope}/gamma"), &[d], 4, None);
     }
 
+    /// The feed-forward and self-attention blocks both encoder and decoder layers have.
+    fn ffn_and_self_attention(&mut self, l: &str, d: u32, f: u32) {
+        self.norm(&format!("{l}/ffn/layer_norm"), d);
+        self.linear(&format!("{l}/ffn/linear_0"), f, d);
+        self.linear(&format!("{l}/ffn/linear_1"), d, f);
+        self.norm(&format!("{l}/self_attention/layer_norm"), d);
+        self.linear(&format!("{l}/self_attention/linear_0"), 3 * d, d);
+        self.linear(&format!("{l}/self_attention/linear_1"), d, d);
+    }
+
     fn finish(mut self, aliases: &[(&str, &str)]) -> (Vec<u8>, Vec<Field>) {
         self.num(aliases.len() as u64, 4, Kind::Count);
         for (a, t) in aliases {
@@ -161,12 +171,7 @@ fn model_bin(s: &Shape, seed: u64) -> (Vec<u8>, Vec<Field>) {
         w.linear(&format!("{l}/attention/linear_0"), d, d);
         w.linear(&format!("{l}/attention/linear_1"), 2 * d, d);
         w.linear(&format!("{l}/attention/linear_2"), d, d);
-        w.norm(&format!("{l}/ffn/layer_norm"), d);
-        w.linear(&format!("{l}/ffn/linear_0"), f, d);
-        w.linear(&format!("{l}/ffn/linear_1"), d, f);
-        w.norm(&format!("{l}/self_attention/layer_norm"), d);
-        w.linear(&format!("{l}/self_attention/linear_0"), 3 * d, d);
-        w.linear(&format!("{l}/self_attention/linear_1"), d, d);
+        w.ffn_and_self_attention(&l, d, f);
     }
     w.norm("decoder/layer_norm", d);
     w.var(
@@ -193,13 +198,7 @@ fn model_bin(s: &Shape, seed: u64) -> (Vec<u8>, Vec<Field>) {
     w.var("encoder/conv2/bias", &[d], 4, None);
     w.var("encoder/conv2/weight", &[d, d, 3], 4, None);
     for i in 0..s.enc_layers {
-        let l = format!("encoder/layer_{i}");
-        w.norm(&format!("{l}/ffn/layer_norm"), d);
-        w.linear(&format!("{l}/ffn/linear_0"), f, d);
-        w.linear(&format!("{l}/ffn/linear_1"), d, f);
-        w.norm(&format!("{l}/self_attention/layer_norm"), d);
-        w.linear(&format!("{l}/self_attention/linear_0"), 3 * d, d);
-        w.linear(&format!("{l}/self_attention/linear_1"), d, d);
+        w.ffn_and_self_attention(&format!("encoder/layer_{i}"), d, f);
     }
     w.norm("encoder/layer_norm", d);
     w.var(

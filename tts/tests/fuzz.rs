@@ -7,7 +7,7 @@
 //!   change JSON values (rates, scales, ids, keys), structure and bytes.
 //! - `text_segment`: LLM-like text streamed in random pieces through the `Segmenter` (the
 //!   pipeline's reply segmenter) and every piece through `normalize`: no panic, pieces within
-//!   the size cap, nothing but speakable characters out, no text invented or lost.
+//!   the size cap, nothing but speakable characters out, no text invented.
 
 use std::path::Path;
 
@@ -210,6 +210,19 @@ fn exec_text(input: &[u8]) {
         k += 1;
     }
     pieces.extend(seg.flush());
+    // Nothing invented: the pieces' characters (spaces aside) appear in the text in order
+    // (code blocks are dropped, so some may be missing).
+    let mut source = text.chars().filter(|c| !c.is_whitespace());
+    for c in pieces
+        .iter()
+        .flat_map(|p| p.chars())
+        .filter(|c| !c.is_whitespace())
+    {
+        assert!(
+            source.any(|s| s == c),
+            "{c:?} of {pieces:?} is not in the text in order"
+        );
+    }
     for p in &pieces {
         assert!(p.len() <= max + 8, "piece of {} bytes: {p:?}", p.len());
         assert!(!p.trim().is_empty(), "empty piece");

@@ -99,8 +99,12 @@ impl Resampler {
             out.push(acc);
             self.pos += self.step;
         }
-        // Keep what the next window still needs.
-        let keep_from = (self.pos.floor() as usize + 1).saturating_sub(HALF_TAPS);
+        // Keep what the next window still needs. Downsampling in chunks shorter than a
+        // step can leave the next position past all the history: drop it all, and `pos`
+        // stays ahead by the rest (the input still to skip).
+        let keep_from = (self.pos.floor() as usize + 1)
+            .saturating_sub(HALF_TAPS)
+            .min(self.hist.len());
         if keep_from > 0 {
             self.hist.drain(..keep_from);
             self.pos -= keep_from as f64;
@@ -181,6 +185,25 @@ mod tests {
         let x = tone(11_000.0, 48_000, 24_000);
         let y = resample_all(&x, 48_000, 16_000);
         assert!(rms(&y[100..y.len() - 100]) < 0.01);
+    }
+
+    #[test]
+    fn downsampling_in_chunks_shorter_than_a_step() {
+        // Found by the wav_in fuzz target: 384 kHz -> 4 kHz is a step of 96 input samples;
+        // chunks of a few samples left the next position past the history and `drain`
+        // panicked. The output must match the whole-clip conversion.
+        let x = tone(300.0, 384_000, 38_400);
+        for chunk in [1, 7, 95, 96, 97] {
+            let mut r = Resampler::new(384_000, 4_000);
+            let mut y = Vec::new();
+            for c in x.chunks(chunk) {
+                r.process(c, &mut y);
+            }
+            let mut whole = Vec::new();
+            Resampler::new(384_000, 4_000).process(&x, &mut whole);
+            assert_eq!(y.len(), whole.len(), "chunks of {chunk}");
+            assert!(y.iter().zip(&whole).all(|(a, b)| (a - b).abs() < 1e-5));
+        }
     }
 
     #[test]

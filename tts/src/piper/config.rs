@@ -9,6 +9,13 @@ pub const BOS: char = '^';
 pub const EOS: char = '$';
 pub const PAD: char = '_';
 
+/// Most ids one phoneme maps to (real voices map each to one id; the cap bounds the id
+/// sequence, and so the model input, at this many ids per input character).
+pub const MAX_IDS_PER_PHONEME: usize = 16;
+/// Largest accepted `noise_scale` / `noise_w` (voices use 0.3 to 1; a negative, infinite or
+/// huge scale only produces noise).
+pub const MAX_NOISE: f32 = 10.0;
+
 /// The parts of a Piper voice config that synthesis needs, validated once at load.
 #[derive(Debug, Clone)]
 pub struct PiperConfig {
@@ -86,6 +93,11 @@ impl PiperConfig {
             let mut chars = key.chars();
             match (chars.next(), chars.next()) {
                 (Some(c), None) if !ids.is_empty() => {
+                    if ids.len() > MAX_IDS_PER_PHONEME || ids.iter().any(|&id| id < 0) {
+                        return Err(format!(
+                            "phoneme_id_map {key:?}: {ids:?} is not 1..={MAX_IDS_PER_PHONEME} non-negative ids"
+                        ));
+                    }
                     phoneme_id_map.insert(c, ids);
                 }
                 _ => return Err(format!("phoneme_id_map key {key:?} is not one code point")),
@@ -105,15 +117,22 @@ impl PiperConfig {
         if !(length_scale > 0.0 && length_scale < 10.0) {
             return Err(format!("length_scale {length_scale} out of range"));
         }
+        let noise_scale = inference.noise_scale.unwrap_or(0.667);
+        let noise_w = inference.noise_w.unwrap_or(0.8);
+        for (name, v) in [("noise_scale", noise_scale), ("noise_w", noise_w)] {
+            if !(0.0..=MAX_NOISE).contains(&v) {
+                return Err(format!("{name} {v} out of range (0..={MAX_NOISE})"));
+            }
+        }
         Ok(PiperConfig {
             sample_rate: raw.audio.sample_rate,
             espeak_voice: raw
                 .espeak
                 .map(|e| e.voice)
                 .unwrap_or_else(|| "en-us".into()),
-            noise_scale: inference.noise_scale.unwrap_or(0.667),
+            noise_scale,
             length_scale,
-            noise_w: inference.noise_w.unwrap_or(0.8),
+            noise_w,
             num_speakers: raw.num_speakers.unwrap_or(1),
             phoneme_id_map,
         })
@@ -173,5 +192,20 @@ mod tests {
         assert!(PiperConfig::parse(&bad_rate).is_err());
         let multi = MINI.replace(r#""b":[15]"#, r#""bb":[15]"#);
         assert!(PiperConfig::parse(&multi).is_err());
+        // Found by the piper_json fuzz target: negative or infinite noise scales were
+        // accepted (1e39 is an f32 infinity).
+        for bad in ["-1", "1e39", "11"] {
+            let noisy = MINI.replace("0.7", bad);
+            assert!(
+                PiperConfig::parse(&noisy)
+                    .expect_err(bad)
+                    .contains("noise_w"),
+                "{bad}"
+            );
+        }
+        let negative = MINI.replace("[14]", "[-14]");
+        assert!(PiperConfig::parse(&negative).is_err());
+        let long = MINI.replace("[14]", &format!("{:?}", vec![1; 17]));
+        assert!(PiperConfig::parse(&long).is_err());
     }
 }

@@ -384,7 +384,13 @@ fn exec_gguf(input: &[u8]) {
         let _ = tok.decode(&ids);
     }
     let repack = input.len().is_multiple_of(2);
-    let Ok(model) = Model::from_gguf(file, LoadOptions { repack }) else {
+    let Ok(model) = Model::from_gguf(
+        file,
+        LoadOptions {
+            repack,
+            ..LoadOptions::default()
+        },
+    ) else {
         return;
     };
     let opts = SessionOptions {

@@ -53,8 +53,11 @@ pub struct PipelineConfig {
     /// How often the playback monitor looks at the output.
     pub monitor_period: Duration,
     /// An output that has played before and then consumes nothing for this long counts as
-    /// lost (a device callback runs every few ms, Bluetooth's every ~100 ms): the reply ends
-    /// with what was heard, and replies are text only until it plays again.
+    /// lost: the reply ends with what was heard, and replies are text only until it plays
+    /// again. A backend that reports its loss (cpal's error callback) is handled at once; this
+    /// catches one that silently stops calling back. A device callback runs every few ms
+    /// (Bluetooth's every ~100 ms), but on a saturated CPU the callbacks through ALSA and
+    /// PulseAudio were seen to pause for over 500 ms and then go on, so the default is 2 s.
     pub output_timeout: Duration,
 }
 
@@ -68,7 +71,7 @@ impl Default for PipelineConfig {
             partial_interval: Some(Duration::from_millis(600)),
             first_audio_gate: Some(Duration::from_millis(1500)),
             monitor_period: Duration::from_millis(5),
-            output_timeout: Duration::from_millis(500),
+            output_timeout: Duration::from_millis(2000),
         }
     }
 }

@@ -24,6 +24,9 @@ pub struct DeviceAudio {
     _input: cpal::Stream,
     _output: cpal::Stream,
     pump: Option<JoinHandle<()>>,
+    /// Stops the capture pump when the devices are dropped, whether or not the pipeline was
+    /// shut down first (a caller unwinding from a panic drops the devices before the loop).
+    stop: Arc<AtomicBool>,
     stats: Arc<DeviceStats>,
     pub input_name: String,
     pub output_name: String,
@@ -126,13 +129,16 @@ impl DeviceAudio {
             .play()
             .map_err(|e| dev_err("start input", &e))?;
         let pump_stats = stats.clone();
+        let stop = Arc::new(AtomicBool::new(false));
+        let pump_stop = stop.clone();
         let pump = std::thread::Builder::new()
             .name("pocket-capture".into())
-            .spawn(move || pump(cons, in_rate, mic, running, pump_stats, errors))?;
+            .spawn(move || pump(cons, in_rate, mic, running, pump_stop, pump_stats, errors))?;
         Ok(Self {
             _input: input_stream,
             _output: output_stream,
             pump: Some(pump),
+            stop,
             stats,
             input_name,
             output_name,
@@ -146,6 +152,7 @@ impl DeviceAudio {
 
 impl Drop for DeviceAudio {
     fn drop(&mut self) {
+        self.stop.store(true, Ordering::Release);
         if let Some(p) = self.pump.take() {
             let _ = p.join();
         }
@@ -158,6 +165,7 @@ fn pump(
     rate: u32,
     mut mic: MicSender,
     running: Arc<AtomicBool>,
+    stop: Arc<AtomicBool>,
     stats: Arc<DeviceStats>,
     errors: ErrorReporter,
 ) {
@@ -165,7 +173,7 @@ fn pump(
     let mut raw = vec![0.0f32; 4096];
     let mut out = Vec::with_capacity(4096);
     let (mut in_reported, mut out_reported) = (false, false);
-    while running.load(Ordering::Acquire) {
+    while running.load(Ordering::Acquire) && !stop.load(Ordering::Acquire) {
         loop {
             let n = cons.pop_slice(&mut raw);
             if n == 0 {

@@ -56,6 +56,10 @@ pub struct PipelineConfig {
     /// lost (a device callback runs every few ms, Bluetooth's every ~100 ms): the reply ends
     /// with what was heard, and replies are text only until it plays again.
     pub output_timeout: Duration,
+    /// Turn records kept for `PipelineHandle::report` and `records_since`: the newest this
+    /// many (a record is ~0.5 KB; a session left running for days must not grow). A finite
+    /// run whose report lists every turn (`pocket converse`) sets `usize::MAX`.
+    pub kept_records: usize,
 }
 
 impl Default for PipelineConfig {
@@ -69,6 +73,7 @@ impl Default for PipelineConfig {
             first_audio_gate: Some(Duration::from_millis(1500)),
             monitor_period: Duration::from_millis(5),
             output_timeout: Duration::from_millis(500),
+            kept_records: 500,
         }
     }
 }
@@ -101,6 +106,9 @@ impl PipelineConfig {
         }
         if self.output_timeout < self.monitor_period * 4 {
             return bad("output_timeout must be at least four monitor periods");
+        }
+        if self.kept_records == 0 {
+            return bad("kept_records must be at least 1");
         }
         Ok(())
     }

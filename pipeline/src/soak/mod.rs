@@ -665,7 +665,7 @@ impl Driver<'_> {
              microphone frames queued {} (dropped {}); history (v{}) {:?}; last events:",
             timeout.as_secs(),
             self.handle.state(),
-            self.handle.records_since(0).len(),
+            self.handle.recorded(),
             self.handle.spoken(),
             self.mic.queued_frames(),
             self.mic.dropped_frames(),

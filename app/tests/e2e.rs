@@ -1,8 +1,11 @@
 //! End-to-end test of the desktop app: the real app binary in the real webview (WebKitGTK) on
 //! an Xvfb display, driven over WebDriver (`tauri-driver` + `WebKitWebDriver`), hearing a
-//! spoken question through its file-input mode with the default models.
+//! spoken question through its file-input mode with the default models. The app runs under
+//! `strace -f -e trace=network` (`support::network`): through the whole conversation it and
+//! its WebKit processes use no network beyond the automation's loopback socket.
 //!
-//! Needs the default models, `tauri-driver`, Xvfb and ImageMagick (see scripts/setup-system);
+//! Needs the default models, `tauri-driver`, Xvfb, ImageMagick and strace (see
+//! scripts/setup-system; under CI=true a missing strace fails);
 //! `scripts/test` runs it: `cargo test -p pocket-app --test e2e -- --ignored`. Screenshots go
 //! to `$POCKET_E2E_ARTIFACTS` (default: `<target>/tmp/e2e`).
 
@@ -12,6 +15,7 @@ use anyhow::{Context, Result, ensure};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use support::desktop::{Display, Driver};
+use support::network;
 use support::webdriver::Session;
 
 const QUESTION: &str = "What is the capital of France?";
@@ -45,10 +49,12 @@ struct App {
 }
 
 impl App {
-    fn start(args: Vec<String>) -> Result<Self> {
+    /// Starts `application` (the app binary, or a launcher that runs it) with `args`.
+    fn start(application: &Path, args: Vec<String>) -> Result<Self> {
         let display = Display::start()?;
         let driver = Driver::start(&display)?;
-        let session = Session::start(driver.port, env!("CARGO_BIN_EXE_pocket-app"), &args)
+        let application = application.to_str().context("a UTF-8 app path")?;
+        let session = Session::start(driver.port, application, &args)
             .context("start the app through tauri-driver")?;
         Ok(Self {
             display,
@@ -103,12 +109,23 @@ fn the_desktop_app_answers_a_spoken_question() -> Result<()> {
         "--config-dir".into(),
         work.path().join("config").display().to_string(),
     ];
-    let app = App::start(args)?;
+    let binary = Path::new(env!("CARGO_BIN_EXE_pocket-app"));
+    // Kept with the screenshots, for a look at what the app did on the network.
+    let trace = out_dir.join("network-trace.txt");
+    let launcher = network::traced_launcher(binary, work.path(), &trace)?;
+    let app = App::start(launcher.as_deref().unwrap_or(binary), args)?;
     let checked = answers_the_question(&app, &out_dir, &reply_wav);
     if checked.is_err() {
         let _ = app.screenshots(&out_dir, "app-e2e-failure");
     }
-    checked
+    // Ending the session closes the app: the trace covers its whole life.
+    drop(app);
+    checked?;
+    if launcher.is_some() {
+        let calls = network::check_trace(&trace)?;
+        println!("{calls} network calls traced, none beyond loopback");
+    }
+    Ok(())
 }
 
 /// The checks of the end-to-end test, on a started app.
@@ -203,4 +220,28 @@ fn main_states(app: &App, out_dir: &Path, timeout: Duration) -> Result<()> {
     app.screenshots(out_dir, "state-settings")?;
     ui.click("#settings-cancel")?;
     Ok(())
+}
+
+#[test]
+fn network_use_is_told_from_loopback_and_local_sockets() {
+    // Lines as strace 6 writes them.
+    for local in [
+        "23101 socket(AF_UNIX, SOCK_STREAM|SOCK_CLOEXEC, 0) = 3",
+        "23101 connect(3, {sa_family=AF_UNIX, sun_path=@\"/tmp/.X11-unix/X1\"}, 20) = 0",
+        "23101 socket(AF_INET, SOCK_STREAM|SOCK_CLOEXEC, IPPROTO_TCP) = 7",
+        "23101 bind(7, {sa_family=AF_INET, sin_port=htons(4444), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = 0",
+        "23101 accept4(7, {sa_family=AF_INET6, sin6_port=htons(50000), sin6_flowinfo=htonl(0), inet_pton(AF_INET6, \"::1\", &sin6_addr), sin6_scope_id=0}, [28], SOCK_CLOEXEC) = 8",
+        "812 socket(AF_NETLINK, SOCK_RAW|SOCK_CLOEXEC, NETLINK_KOBJECT_UEVENT) = 9",
+    ] {
+        assert_eq!(network::network_use(local), None, "{local}");
+    }
+    for net in [
+        "23101 connect(5, {sa_family=AF_INET, sin_port=htons(443), sin_addr=inet_addr(\"13.107.5.93\")}, 16) = -1",
+        "23101 sendto(5, \"x\", 1, 0, {sa_family=AF_INET6, sin6_port=htons(443), sin6_flowinfo=htonl(0), inet_pton(AF_INET6, \"2001:db8::1\", &sin6_addr), sin6_scope_id=0}, 28) = 1",
+        "23101 connect(5, {sa_family=AF_INET, sin_port=htons(53), sin_addr=inet_addr(\"127.0.0.53\")}, 16) = 0",
+        "23101 socket(AF_PACKET, SOCK_RAW, 768) = 4",
+        "23101 bind(7, {sa_family=AF_INET, sin_port=htons(80), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = 0; connect(8, {sa_family=AF_INET, sin_port=htons(80), sin_addr=inet_addr(\"10.0.0.1\")}, 16)",
+    ] {
+        assert!(network::network_use(net).is_some(), "{net}");
+    }
 }

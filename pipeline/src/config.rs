@@ -59,6 +59,10 @@ pub struct PipelineConfig {
     /// (Bluetooth's every ~100 ms), but on a saturated CPU the callbacks through ALSA and
     /// PulseAudio were seen to pause for over 500 ms and then go on, so the default is 2 s.
     pub output_timeout: Duration,
+    /// Turn records kept for `PipelineHandle::report` and `records_since`: the newest this
+    /// many (a record is ~0.5 KB; a session left running for days must not grow). A finite
+    /// run whose report lists every turn (`pocket converse`) sets `usize::MAX`.
+    pub kept_records: usize,
 }
 
 impl Default for PipelineConfig {
@@ -72,6 +76,7 @@ impl Default for PipelineConfig {
             first_audio_gate: Some(Duration::from_millis(1500)),
             monitor_period: Duration::from_millis(5),
             output_timeout: Duration::from_millis(2000),
+            kept_records: 500,
         }
     }
 }
@@ -104,6 +109,9 @@ impl PipelineConfig {
         }
         if self.output_timeout < self.monitor_period * 4 {
             return bad("output_timeout must be at least four monitor periods");
+        }
+        if self.kept_records == 0 {
+            return bad("kept_records must be at least 1");
         }
         Ok(())
     }

@@ -180,7 +180,7 @@ impl Pipeline {
         let epoch = Arc::new(AtomicU64::new(0));
         let running = Arc::new(AtomicBool::new(true));
         let timeline = Arc::new(Mutex::new(Timeline::default()));
-        let outbox = Arc::new(Mutex::new(Outbox::default()));
+        let outbox = Arc::new(Mutex::new(Outbox::new(config.kept_records)));
         let spoken_timeline = timeline.clone();
 
         // The echo reference: what the output played, 1 s of it at most.
@@ -393,26 +393,33 @@ impl PipelineHandle {
         self.running.load(Ordering::Acquire)
     }
 
-    /// The latency report of the turns so far.
+    /// The latency report of the turns so far: the newest `PipelineConfig::kept_records`
+    /// of them (`earlier_turns` says how many ended before those).
     pub fn report(&self) -> LatencyReport {
         let out = self.lock();
         let paced = !self.playback.unpaced.load(Ordering::Acquire);
-        LatencyReport::new(
-            out.records.clone(),
-            &out.barge_in_stops,
+        let stops: Vec<f64> = out.barge_in_stops.iter().copied().collect();
+        let mut report = LatencyReport::new(
+            out.records.iter().cloned().collect(),
+            &stops,
             paced.then(|| self.playback.underruns.load(Ordering::Relaxed)),
-        )
+        );
+        report.earlier_turns = out.recorded - out.records.len() as u64;
+        report
     }
 
-    /// The records of the turns that ended, from the `from`-th (0-based) on: a turn is
+    /// Turns recorded since the start (kept or not): pass it to
+    /// [`records_since`](Self::records_since) to wait for the next one.
+    pub fn recorded(&self) -> usize {
+        usize::try_from(self.lock().recorded).unwrap_or(usize::MAX)
+    }
+
+    /// The records of the turns that ended after the first `from` (counted since the start,
+    /// so a poller's position stays valid as old records go), of those still kept: a turn is
     /// recorded once, when its audio finished, it had nothing to say, or its cut was settled
     /// (`heard` set). Cheaper than [`report`](Self::report) for polling.
     pub fn records_since(&self, from: usize) -> Vec<TurnRecord> {
-        self.lock()
-            .records
-            .get(from..)
-            .map(<[_]>::to_vec)
-            .unwrap_or_default()
+        self.lock().records_since(from)
     }
 
     /// The reply playing now and the part of its text the user has heard so far (whole words,

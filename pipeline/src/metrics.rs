@@ -135,6 +135,10 @@ pub fn nearest_rank(sorted: &[f64], p: f64) -> f64 {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Report {
     pub turns: Vec<TurnRecord>,
+    /// Turns that ended before `turns` and are no longer kept (a long session keeps the
+    /// newest `PipelineConfig::kept_records`); the figures below cover `turns` only.
+    #[serde(default)]
+    pub earlier_turns: u64,
     /// From the true end of speech (`first_audio - true_speech_end`), for turns whose source
     /// knew it (see [`Report::attach_true_speech_ends`]).
     #[serde(default)]
@@ -171,6 +175,7 @@ impl Report {
             })
             .collect();
         Self {
+            earlier_turns: 0,
             true_first_audio_latency_ms: None,
             first_audio_latency_ms: Percentiles::of(&first),
             response_latency_ms: Percentiles::of(&resp),

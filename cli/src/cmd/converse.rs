@@ -130,6 +130,8 @@ pub fn run_with(store: &Store, args: &ConverseArgs) -> Result<Report> {
             end_silence: Duration::from_millis(args.end_silence_ms),
             ..Default::default()
         },
+        // A finite run: the report lists every turn.
+        kept_records: usize::MAX,
         ..PipelineConfig::default()
     };
     let (pipeline, ports) = Pipeline::start(loaded.engines, config)?;

@@ -41,7 +41,7 @@ const CUT_POLL: Duration = Duration::from_millis(2);
 
 impl Brain {
     pub(crate) fn run(mut self, inbox: Mailbox<BrainCtl, Think>) {
-        // The turn whose reply is last in the history.
+        // The turn whose reply is last in the history, until that reply is truncated.
         let mut last = None;
         self.prepare();
         while let Some(mail) = inbox.recv() {
@@ -67,6 +67,10 @@ impl Brain {
             BrainCtl::Truncate { turn, heard } => {
                 if *last == Some(turn) {
                     self.chat.truncate_last_reply(&heard);
+                    // Settled (a cut is settled once): a turn queued behind this cut — the
+                    // output can confirm it while the model still writes the old reply —
+                    // need not wait for it, and no later `Truncate` may cut a newer reply.
+                    *last = None;
                 }
             }
             BrainCtl::Reset => {

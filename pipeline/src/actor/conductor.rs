@@ -4,6 +4,7 @@
 //! or stalls it settles every cut itself (heard = what the output had played), since no
 //! callback will confirm them.
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -17,12 +18,60 @@ use crate::metrics::{TurnMetrics, TurnRecord};
 use crate::types::{Event, InterruptedWhile, Stamped, State, TurnId};
 
 /// Fan-out of events to subscribers, plus the run's records (shared with the handle).
-#[derive(Default)]
 pub(crate) struct Outbox {
     pub(crate) subscribers: Vec<crossbeam_channel::Sender<Stamped>>,
-    pub(crate) records: Vec<TurnRecord>,
-    pub(crate) barge_in_stops: Vec<f64>,
+    /// The newest `keep` turn records; the oldest goes when a new one would exceed it.
+    pub(crate) records: VecDeque<TurnRecord>,
+    /// Turns recorded since the start (the kept ones are the last `records.len()` of them).
+    pub(crate) recorded: u64,
+    /// Barge-in stop times (ms) of the newest `keep` barge-ins.
+    pub(crate) barge_in_stops: VecDeque<f64>,
+    pub(crate) keep: usize,
     pub(crate) state: Option<State>,
+}
+
+impl Outbox {
+    /// An outbox that keeps the newest `keep` records (at least one).
+    pub(crate) fn new(keep: usize) -> Self {
+        Self {
+            subscribers: Vec::new(),
+            records: VecDeque::new(),
+            recorded: 0,
+            barge_in_stops: VecDeque::new(),
+            keep: keep.max(1),
+            state: None,
+        }
+    }
+
+    /// Adds the next turn's record (numbered from 1 over the whole run).
+    pub(crate) fn push_record(&mut self, rec: TurnRecord) {
+        self.recorded += 1;
+        if self.records.len() == self.keep {
+            self.records.pop_front();
+        }
+        self.records.push_back(TurnRecord {
+            turn: self.recorded,
+            ..rec
+        });
+    }
+
+    pub(crate) fn push_barge_in_stop(&mut self, ms: f64) {
+        if self.barge_in_stops.len() == self.keep {
+            self.barge_in_stops.pop_front();
+        }
+        self.barge_in_stops.push_back(ms);
+    }
+
+    /// The kept records of turns `from + 1` on (`from` counts turns since the start).
+    pub(crate) fn records_since(&self, from: usize) -> Vec<TurnRecord> {
+        let first_kept = self.recorded - self.records.len() as u64;
+        let skip = (from as u64).saturating_sub(first_kept);
+        self.records
+            .iter()
+            .skip(usize::try_from(skip).unwrap_or(usize::MAX))
+            .cloned()
+            .collect()
+    }
 }
 
 /// The reply in progress.
@@ -363,9 +412,8 @@ impl Conductor {
         for c in done {
             let played = match cut {
                 Some((t, samples, at)) if t == c.turn.id => {
-                    let mut out = self.lock_outbox();
-                    out.barge_in_stops
-                        .push(ms(at.saturating_sub(c.detected_at)));
+                    self.lock_outbox()
+                        .push_barge_in_stop(ms(at.saturating_sub(c.detected_at)));
                     samples
                 }
                 _ => 0,
@@ -409,9 +457,7 @@ impl Conductor {
             true_first_audio_latency_ms: m.true_first_audio_latency(),
             metrics: m,
         };
-        let mut out = self.lock_outbox();
-        let n = out.records.len() as u64 + 1;
-        out.records.push(TurnRecord { turn: n, ..rec });
+        self.lock_outbox().push_record(rec);
     }
 
     fn set_state(&self, run: &mut Run, state: State) {
@@ -451,4 +497,42 @@ fn current(run: &mut Run, turn: TurnId) -> Option<&mut Active> {
 
 fn lock(t: &Mutex<Timeline>) -> std::sync::MutexGuard<'_, Timeline> {
     t.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(text: &str) -> TurnRecord {
+        TurnRecord {
+            turn: 0,
+            user_text: text.into(),
+            reply_text: String::new(),
+            heard: None,
+            metrics: TurnMetrics::default(),
+            first_audio_latency_ms: None,
+            response_latency_ms: None,
+            true_first_audio_latency_ms: None,
+        }
+    }
+
+    #[test]
+    fn the_outbox_keeps_the_newest_records_numbered_over_the_whole_run() {
+        let mut out = Outbox::new(3);
+        for i in 1..=5 {
+            out.push_record(rec(&format!("q{i}")));
+            out.push_barge_in_stop(f64::from(i));
+        }
+        let turns = |v: Vec<TurnRecord>| v.iter().map(|r| r.turn).collect::<Vec<_>>();
+        assert_eq!(out.recorded, 5);
+        assert_eq!(turns(out.records.iter().cloned().collect()), [3, 4, 5]);
+        assert_eq!(out.records[0].user_text, "q3");
+        assert_eq!(out.barge_in_stops, [3.0, 4.0, 5.0]);
+        // Positions count from the start: a poller's `from` stays valid as old ones go.
+        assert_eq!(turns(out.records_since(0)), [3, 4, 5]);
+        assert_eq!(turns(out.records_since(3)), [4, 5]);
+        assert_eq!(turns(out.records_since(4)), [5]);
+        assert!(out.records_since(5).is_empty());
+        assert!(out.records_since(9).is_empty());
+    }
 }

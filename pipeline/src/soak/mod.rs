@@ -53,6 +53,12 @@ impl Default for SoakOptions {
 /// Largest growth (or shrinkage) of resident memory from `steady_from` to the end.
 pub const RSS_TOLERANCE: f64 = 0.05;
 
+/// Resident memory is compared as the lowest of this many turns' figures (from
+/// `steady_from`, and the last ones): a figure taken while a synthesis run's tensors are
+/// live (a cut reply's sentence still finishing, the next turn's reply starting) is up to
+/// ~100 MB over the floor for that moment only; a leak raises every figure, the floor too.
+pub const RSS_WINDOW: usize = 10;
+
 /// What a soak run did and saw.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct SoakReport {
@@ -109,6 +115,21 @@ impl SoakReport {
             .copied()
     }
 
+    /// The lowest resident memory of the `RSS_WINDOW` turns from `turn` (1-based) on, or of
+    /// the last ones with `None`; `None` when the run has no such turns.
+    pub fn rss_floor(&self, turn: Option<usize>) -> Option<u64> {
+        let n = self.rss_kb.len();
+        let from = match turn {
+            Some(t) => t.checked_sub(1)?,
+            None => n.checked_sub(RSS_WINDOW)?,
+        };
+        self.rss_kb
+            .get(from..(from + RSS_WINDOW).min(n))?
+            .iter()
+            .min()
+            .copied()
+    }
+
     /// Threads after `turn` (1-based).
     pub fn threads_after(&self, turn: usize) -> Option<usize> {
         turn.checked_sub(1)
@@ -140,15 +161,15 @@ impl SoakReport {
                 self.outputs_lost
             ));
         }
-        if let (Some(start), Some(end)) = (self.rss_after(self.steady_from), self.rss_kb.last())
-            && self.turns > self.steady_from
+        if let (Some(start), Some(end)) =
+            (self.rss_floor(Some(self.steady_from)), self.rss_floor(None))
+            && self.turns >= self.steady_from + 2 * RSS_WINDOW
         {
-            let change = (*end as f64 - start as f64) / start as f64;
+            let change = (end as f64 - start as f64) / start as f64;
             if change.abs() > RSS_TOLERANCE {
                 f.push(format!(
-                    "resident memory {} KiB after turn {} vs {} KiB after turn {} ({:+.1}%)",
+                    "resident memory (lowest of {RSS_WINDOW} turns) {} KiB at the end vs {} KiB from turn {} ({:+.1}%)",
                     end,
-                    self.turns,
                     start,
                     self.steady_from,
                     change * 100.0
@@ -210,6 +231,18 @@ impl SoakReport {
                 mb(self.rss_after(self.steady_from)),
             ),
             ("RSS at the end", mb(self.rss_kb.last().copied())),
+            (
+                format!(
+                    "RSS floor (lowest of {RSS_WINDOW} turns) from turn {} / at the end",
+                    self.steady_from
+                )
+                .leak(),
+                format!(
+                    "{} / {}",
+                    mb(self.rss_floor(Some(self.steady_from))),
+                    mb(self.rss_floor(None))
+                ),
+            ),
             (
                 format!(
                     "threads after turn {} / min..max from then",
@@ -665,7 +698,7 @@ impl Driver<'_> {
              microphone frames queued {} (dropped {}); history (v{}) {:?}; last events:",
             timeout.as_secs(),
             self.handle.state(),
-            self.handle.records_since(0).len(),
+            self.handle.recorded(),
             self.handle.spoken(),
             self.mic.queued_frames(),
             self.mic.dropped_frames(),

@@ -66,6 +66,52 @@ fn typed_say_over_a_reply_keeps_only_what_was_heard() {
     );
 }
 
+/// A typed question over a reply the model is still writing: the output confirms the cut
+/// (its `Truncate` reaches the model's lane) before the model has stopped writing the old
+/// reply and looked at the new turn. The new turn must not then wait for that truncation
+/// again: the soak saw "the output did not confirm where turn N was cut off" after every
+/// such race, and the new reply came `cut_wait` late.
+#[test]
+fn a_cut_confirmed_while_the_model_still_writes_is_not_awaited_again() {
+    let mut h = Harness::new(Setup {
+        finals: vec!["tell me a story"],
+        replies: vec![STORY.to_vec(), vec!["It is noon."]],
+        piece_delay: Duration::from_millis(300),
+        ..Setup::default()
+    });
+    h.silence(100);
+    h.speak(&voice(700, 1));
+    h.until(5000, has("audio started 1"));
+    h.silence(50);
+    h.handle.say("what time is it");
+    let said = h.now;
+    h.until(5000, has("audio started 3"));
+    let started = h.time_of("audio started 3").expect("the new reply plays");
+    h.until(5000, has("audio finished 3"));
+    let h = h.finish();
+    let errors: Vec<String> = h
+        .short()
+        .into_iter()
+        .filter(|e| e.starts_with("error"))
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}\n{:#?}", h.short());
+    let calls = h.chat_calls();
+    assert_eq!(calls.len(), 3, "{calls:#?}");
+    assert!(calls[0].ends_with("(Cancelled)"), "{calls:#?}");
+    assert!(calls[1].starts_with("truncate to "), "{calls:#?}");
+    assert!(
+        calls[2].starts_with("reply to \"what time is it\""),
+        "{calls:#?}"
+    );
+    // The old reply stops at its next piece (300 ms), the new one takes one piece: well
+    // within the wait for a cut (`cut_wait`, 500 ms + a margin) on top.
+    let late = started - said.as_millis() as u64;
+    assert!(
+        late < 1000,
+        "the new reply started {late} ms after the question"
+    );
+}
+
 /// Runs until the turn that `final_prefix` started is over (the state is back to listening;
 /// events of one step are in stage order, so the log's last state may not be the latest).
 pub(super) fn until_turn_over(h: &mut Harness, final_prefix: &'static str) {

@@ -87,9 +87,8 @@ impl AudioAnswerer {
         let wait = Duration::from_millis(if answered { 5000 } else { 1000 });
         let start = Instant::now();
         loop {
-            let report = self.handle.report();
-            if report.turns.len() > before {
-                return report.turns.last().cloned();
+            if let Some(rec) = self.handle.records_since(before).pop() {
+                return Some(rec);
             }
             if start.elapsed() > wait {
                 return None;
@@ -138,7 +137,7 @@ impl Answerer for AudioAnswerer {
             .ok_or_else(|| anyhow!("pipeline stopped"))?;
         self.handle.reset();
         sink.take();
-        let before = self.handle.report().turns.len();
+        let before = self.handle.recorded();
         let turns = converse_timed(mic, &self.handle, &[clip], self.setup.pace, TURN_TIMEOUT)?;
         let clip_turn = turns
             .into_iter()

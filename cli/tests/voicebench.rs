@@ -3,6 +3,8 @@
 //! audio run goes through the whole voice loop. Needs the default models and flite/espeak-ng;
 //! skips without them, except in CI (CI=true), where that is a failure.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -54,17 +56,7 @@ fn missing() -> Vec<String> {
 
 /// `true` to go on; `false` to skip (outside CI only).
 fn ready() -> bool {
-    let missing = missing();
-    if missing.is_empty() {
-        return true;
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "CI=true but missing: {}",
-        missing.join(", ")
-    );
-    println!("skipped: missing {}", missing.join(", "));
-    false
+    common::proceed_or_skip(&missing())
 }
 
 fn s(p: &Path) -> &str {

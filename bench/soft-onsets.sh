@@ -13,19 +13,8 @@ if [ -z "${POCKET:-}" ]; then
   cargo build --release --quiet -p pocket-cli
   POCKET="${CARGO_TARGET_DIR:-target}/release/pocket"
 fi
-for tool in flite espeak-ng sox; do
-  command -v "$tool" >/dev/null || { echo "needs $tool (scripts/setup-system installs it)" >&2; exit 1; }
-done
-speak() { # voice text out.wav
-  local raw="$3.raw.wav"
-  case "$1" in
-    flite-*) flite -voice "${1#flite-}" -t "$2" -o "$raw" ;;
-    espeak-*) espeak-ng -v "${1#espeak-}" -w "$raw" "$2" ;;
-  esac
-  # 0.3 s of silence before (the detector needs quiet to see the onset), 0.6 s after.
-  sox -q "$raw" -r 16000 -c 1 -b 16 "$3" pad 0.3 0.6
-  rm -f "$raw"
-}
+. bench/lib/speak.sh
+need_voices
 for voice in flite-slt flite-rms espeak-en-us+f3; do
   dir="$WORK/$voice"
   mkdir -p "$dir"
@@ -35,7 +24,7 @@ for voice in flite-slt flite-rms espeak-en-us+f3; do
   while IFS= read -r text; do
     [[ -z "$text" || "$text" == \#* ]] && continue
     f="$dir/$(printf %02d "$i").wav"
-    [ -s "$f" ] || speak "$voice" "$text" "$f"
+    [ -s "$f" ] || speak "$voice" "$text" "$f" 0.6
     # (All output is read: `head` would close the pipe early and fail the pipeline.)
     whole=$("$POCKET" transcribe --whole --json "$f" 2>/dev/null |
       python3 -c 'import json,sys; l=sys.stdin.readlines(); print(json.loads(l[0]).get("text", "") if l else "")')

@@ -8,19 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 DIR=${1:?usage: bench/speak-questions.sh DIR [N]}
 LIMIT=${2:-100000}
-for tool in flite espeak-ng sox; do
-  command -v "$tool" >/dev/null || { echo "needs $tool (scripts/setup-system installs it)" >&2; exit 1; }
-done
-
-speak() { # voice text out.wav
-  local raw="$3.raw.wav"
-  case "$1" in
-    flite-*) flite -voice "${1#flite-}" -t "$2" -o "$raw" ;;
-    espeak-*) espeak-ng -v "${1#espeak-}" -w "$raw" "$2" ;;
-  esac
-  sox -q "$raw" -r 16000 -c 1 -b 16 "$3" pad 0.3 0.5
-  rm -f "$raw"
-}
+. bench/lib/speak.sh
+need_voices
 
 VOICES=(flite-slt flite-rms espeak-en-us+f3)
 for v in "${VOICES[@]}"; do
@@ -31,7 +20,7 @@ for v in "${VOICES[@]}"; do
     [[ -z "$question" || "$question" == \#* ]] && continue
     ((i < LIMIT)) || break
     f="$DIR/$v/$(printf %03d "$i").wav"
-    [ -s "$f" ] || speak "$v" "$question" "$f"
+    [ -s "$f" ] || speak "$v" "$question" "$f" 0.5
     printf '%s\t%s\t%s\n' "$f" "$question" "$keywords" >> "$DIR/$v/list.tsv"
     i=$((i + 1))
   done < bench/questions.tsv

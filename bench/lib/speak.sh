@@ -1,0 +1,22 @@
+# Sourced by the bench scripts that speak test utterances with voices the product does not
+# speak with (flite slt/rms, espeak-ng variants).
+
+# Fails unless flite, espeak-ng and sox are installed.
+need_voices() {
+  local tool
+  for tool in flite espeak-ng sox; do
+    command -v "$tool" >/dev/null || { echo "needs $tool (scripts/setup-system installs it)" >&2; return 1; }
+  done
+}
+
+# speak VOICE TEXT OUT.wav AFTER_S: VOICE is flite-<name> or espeak-<variant>; OUT.wav is 16 kHz
+# mono with 0.3 s of silence before (the detector needs quiet to see the onset) and AFTER_S after.
+speak() {
+  local raw="$3.raw.wav"
+  case "$1" in
+    flite-*) flite -voice "${1#flite-}" -t "$2" -o "$raw" ;;
+    espeak-*) espeak-ng -v "${1#espeak-}" -w "$raw" "$2" ;;
+  esac
+  sox -q "$raw" -r 16000 -c 1 -b 16 "$3" pad 0.3 "$4"
+  rm -f "$raw"
+}

@@ -1,6 +1,6 @@
 //! A chat conversation over one [`Session`]. The session keeps a token transcript of the
 //! conversation exactly as it was run (generated replies as their own tokens), so a new turn
-//! appends only its ChatML suffix and runs just those tokens: the system prompt and earlier
+//! appends only its suffix (in the model's turn format) and runs just those tokens: the system prompt and earlier
 //! turns are computed once. Which earlier turns the model sees is a [`HistoryPolicy`]; when
 //! turns must go (the policy, or a full context), the oldest are removed from the transcript
 //! and from the KV cache in place ([`Session::remove`]), never by running the kept turns
@@ -86,6 +86,8 @@ pub struct ReplyOutcome {
 pub struct ChatSession {
     session: Session,
     template: ChatTemplate,
+    /// The text each user turn starts with in this template.
+    user_header: String,
     system: Option<String>,
     history: Vec<Message>,
     sampler: Sampler,
@@ -93,7 +95,7 @@ pub struct ChatSession {
     cfg: SessionConfig,
     prompt: String,
     tokens: Vec<u32>,
-    /// The new turn's ChatML suffix (closing the last reply, the user turn, the generation
+    /// The new turn's suffix (closing the last reply, the user turn, the generation
     /// prompt), before it joins `tokens`.
     suffix: Vec<u32>,
     /// The conversation as run: system, turns, the last reply's tokens. Empty = render anew.
@@ -122,6 +124,7 @@ impl ChatSession {
         )?;
         Ok(ChatSession {
             session,
+            user_header: template.user_header(),
             template,
             system: cfg.system_prompt.clone(),
             history: Vec::new(),
@@ -345,40 +348,25 @@ impl ChatSession {
         self.history.drain(..upto);
     }
 
-    /// Where each user turn starts in the transcript.
+    /// Where each user turn starts in the transcript: where its tokens spell the template's
+    /// user header (it may span several tokens in a byte-level vocabulary).
     fn turn_starts(&self) -> Vec<usize> {
         let model = self.session.model();
         let tokenizer = model.tokenizer();
-        let Some(im_start) = tokenizer.token_id("<|im_start|>") else {
-            return Vec::new();
-        };
-        // The header's text may span several tokens (byte-level vocabularies).
-        const HEADER: &[u8] = b"user\n";
-        user_turn_starts(&self.transcript, im_start, |next| {
-            let mut spelled = Vec::with_capacity(HEADER.len() + 8);
-            for &id in next {
-                let Ok(piece) = tokenizer.piece(id, true) else {
-                    return false;
-                };
-                spelled.extend_from_slice(piece);
-                if spelled.len() >= HEADER.len() {
-                    break;
-                }
-            }
-            spelled.starts_with(HEADER)
+        user_turn_starts(&self.transcript, self.user_header.as_bytes(), |id| {
+            tokenizer.piece(id, true).ok()
         })
     }
 
-    /// The ChatML suffix of a new user turn into `self.suffix`: the open reply's end (if
-    /// any), the user turn, the generation prompt.
+    /// The suffix of a new user turn into `self.suffix`: the open reply's end (if any), the
+    /// user turn, the generation prompt.
     fn build_suffix(&mut self, user_text: &str) {
         self.prompt.clear();
         if self.reply_start.is_some() {
-            self.prompt.push_str("<|im_end|>\n");
+            self.template.turn_end_into(&mut self.prompt);
         }
-        self.prompt.push_str("<|im_start|>user\n");
-        self.prompt.push_str(user_text);
-        self.prompt.push_str("<|im_end|>\n");
+        self.template
+            .turn_into(Role::User, user_text, &mut self.prompt);
         self.template
             .generation_prompt_into(self.cfg.thinking, &mut self.prompt);
         self.suffix.clear();

@@ -1,5 +1,5 @@
 //! Which earlier turns a conversation's model sees, and where the window moves: the policy,
-//! the user turns' places in a ChatML token transcript, and how many of the oldest turns to
+//! the user turns' places in a token transcript, and how many of the oldest turns to
 //! drop before a new turn so that the policy holds and the turn fits.
 
 use std::str::FromStr;
@@ -48,16 +48,34 @@ impl FromStr for HistoryPolicy {
     }
 }
 
-/// Where each user turn starts in a ChatML transcript: the index of its `<|im_start|>`
-/// (`im_start`), recognized by `is_user` on the tokens after it (they spell `user\n`).
-pub(crate) fn user_turn_starts(
+/// Where each user turn starts in a token transcript: the indices whose tokens, spelled by
+/// `piece`, begin with `header` (the template's user-turn header).
+pub(crate) fn user_turn_starts<'a>(
     tokens: &[u32],
-    im_start: u32,
-    is_user: impl Fn(&[u32]) -> bool,
+    header: &[u8],
+    piece: impl Fn(u32) -> Option<&'a [u8]>,
 ) -> Vec<usize> {
     (0..tokens.len())
-        .filter(|&i| tokens[i] == im_start && is_user(&tokens[i + 1..]))
+        .filter(|&i| spells(&tokens[i..], header, &piece))
         .collect()
+}
+
+/// Whether `tokens` begin with the text `header` (the last token may run past it).
+fn spells<'a>(tokens: &[u32], header: &[u8], piece: &impl Fn(u32) -> Option<&'a [u8]>) -> bool {
+    let mut rest = header;
+    for &id in tokens {
+        let Some(p) = piece(id).filter(|p| !p.is_empty()) else {
+            return false;
+        };
+        if rest.len() <= p.len() {
+            return p.starts_with(rest);
+        }
+        let Some(after) = rest.strip_prefix(p) else {
+            return false;
+        };
+        rest = after;
+    }
+    false
 }
 
 /// How many of the oldest turns to drop from a transcript of `len` tokens whose user turns
@@ -114,11 +132,29 @@ mod tests {
 
     #[test]
     fn user_turns_are_found_by_their_header() {
-        // 9 = <|im_start|>, 1 = "user", 2 = "assistant", 3 = "system".
-        let t = [9, 3, 5, 9, 1, 5, 9, 2, 5, 9, 1, 5, 9];
+        const PIECES: [&str; 8] = [
+            "<|im_start|>",
+            "user",
+            "assistant",
+            "system",
+            "\n",
+            "\n\nHi",
+            "us",
+            "er\n",
+        ];
+        let piece = |id: u32| PIECES.get(id as usize).map(|p| p.as_bytes());
+        let header = b"<|im_start|>user\n";
+        // Turns: system, user, assistant, user (header split as "us" "er\n"), user whose
+        // newline merged into the content, then an unfinished header at the end.
+        let t = [0, 3, 4, 0, 1, 4, 0, 2, 4, 0, 6, 7, 0, 1, 5, 0, 1];
+        assert_eq!(user_turn_starts(&t, header, piece), vec![3, 9, 12]);
+        // Llama 3's header: several special tokens.
+        const L3: [&str; 4] = ["<|start_header_id|>", "user", "<|end_header_id|>", "\n\n"];
+        let piece = |id: u32| L3.get(id as usize).map(|p| p.as_bytes());
+        let header = b"<|start_header_id|>user<|end_header_id|>\n\n";
         assert_eq!(
-            user_turn_starts(&t, 9, |next| next.first() == Some(&1)),
-            vec![3, 9]
+            user_turn_starts(&[0, 1, 2, 3, 0, 1, 2], header, piece),
+            vec![0]
         );
     }
 

@@ -1,4 +1,5 @@
-//! Chat prompts and reply filtering: ChatML templating (system/user/assistant turns,
+//! Chat prompts and reply filtering: templating in ChatML, Llama 3 and Zephyr/Phi-3 turn
+//! formats (system/user/assistant turns,
 //! generation prompt, Qwen3's thinking switch) and a streaming filter that removes
 //! `<think>...</think>` content from generated text, so it is never spoken; the history
 //! policy (which earlier turns the model sees).
@@ -8,5 +9,5 @@ mod template;
 mod think;
 
 pub use history::HistoryPolicy;
-pub use template::{ChatOptions, ChatTemplate, Message, Role, strip_think};
+pub use template::{ChatOptions, ChatTemplate, Message, Role, TurnFormat, strip_think};
 pub use think::ThinkFilter;

@@ -1,6 +1,9 @@
-//! ChatML prompt rendering (`<|im_start|>role\ncontent<|im_end|>\n`), configured from the
-//! model's `tokenizer.chat_template`: its default system prompt and whether it has Qwen3's
-//! `enable_thinking` switch.
+//! Chat prompt rendering in the turn formats GGUF chat models use: ChatML
+//! (`<|im_start|>role\ncontent<|im_end|>\n`: Qwen, SmolLM2, MNN-Pocket), Llama 3
+//! (`<|start_header_id|>role<|end_header_id|>\n\ncontent<|eot_id|>`) and the tagged
+//! Zephyr / Phi-3 style (`<|role|>\ncontent</s>` or `<|end|>`). The format, the default system
+//! prompt and Qwen3's `enable_thinking` switch are read from the model's
+//! `tokenizer.chat_template`.
 
 use crate::LlmError;
 use crate::gguf::Metadata;
@@ -70,15 +73,33 @@ impl Default for ChatOptions {
     }
 }
 
-/// A ChatML chat template.
+/// How a template writes one turn.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum TurnFormat {
+    /// `<|im_start|>role\ncontent<|im_end|>\n`.
+    #[default]
+    ChatMl,
+    /// `<|start_header_id|>role<|end_header_id|>\n\ncontent<|eot_id|>`.
+    Llama3,
+    /// `<|role|>\ncontent` + `end` + `\n`, `end` being `</s>` (Zephyr, TinyLlama: the
+    /// model's end-of-sequence text) or `<|end|>` (Phi-3).
+    Tagged { end: String },
+}
+
+/// A chat template: turn format, default system prompt, thinking switch.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ChatTemplate {
+    format: TurnFormat,
     default_system: Option<String>,
     thinking: bool,
 }
 
 const IM_START: &str = "<|im_start|>";
 const IM_END: &str = "<|im_end|>";
+const HEADER_START: &str = "<|start_header_id|>";
+const HEADER_END: &str = "<|end_header_id|>";
+const EOT: &str = "<|eot_id|>";
+const PHI3_END: &str = "<|end|>";
 
 impl ChatTemplate {
     /// Plain ChatML: no default system prompt, no thinking switch.
@@ -89,34 +110,72 @@ impl ChatTemplate {
     /// ChatML with the given default system prompt and thinking switch.
     pub fn new(default_system: Option<String>, thinking: bool) -> Self {
         Self {
+            format: TurnFormat::ChatMl,
             default_system,
             thinking,
         }
     }
 
     /// The template of a model, read from `tokenizer.chat_template` (plain ChatML if the
-    /// file has none).
+    /// file has none). A Zephyr-style template's turns end with the model's end-of-sequence
+    /// text.
     pub fn from_metadata(meta: &Metadata) -> Result<Self, LlmError> {
-        Self::from_template_text(meta.get_opt::<&str>("tokenizer.chat_template")?)
+        let eos_text = meta
+            .get_opt::<u32>("tokenizer.ggml.eos_token_id")
+            .ok()
+            .flatten()
+            .and_then(|id| eos_text(meta, id));
+        Self::recognize(
+            meta.get_opt::<&str>("tokenizer.chat_template")?,
+            eos_text.as_deref(),
+        )
     }
 
-    /// Recognizes a Jinja chat template: it must be ChatML (`<|im_start|>`). The default
+    /// [`from_metadata`](Self::from_metadata) for a template's text alone (`</s>` ends a
+    /// Zephyr-style turn).
+    pub fn from_template_text(template: Option<&str>) -> Result<Self, LlmError> {
+        Self::recognize(template, None)
+    }
+
+    /// Recognizes a Jinja chat template by the markers it writes. For ChatML the default
     /// system prompt is the literal system turn it writes when the conversation has none;
     /// `enable_thinking` in the template means it has the thinking switch.
-    pub fn from_template_text(template: Option<&str>) -> Result<Self, LlmError> {
+    fn recognize(template: Option<&str>, eos_text: Option<&str>) -> Result<Self, LlmError> {
         let Some(t) = template else {
             return Ok(Self::chatml());
         };
-        if !t.contains(IM_START) {
+        let thinking = t.contains("enable_thinking");
+        let (format, default_system) = if t.contains(IM_START) {
+            (TurnFormat::ChatMl, literal_system_prompt(t))
+        } else if t.contains(HEADER_START) && t.contains(EOT) {
+            (TurnFormat::Llama3, None)
+        } else if t.contains("<|user|>") && t.contains("<|assistant|>") {
+            let end = if t.contains(PHI3_END) {
+                PHI3_END
+            } else {
+                eos_text.unwrap_or("</s>")
+            };
+            (TurnFormat::Tagged { end: end.into() }, None)
+        } else {
             return Err(LlmError::UnsupportedChatTemplate {
-                reason: "only ChatML (<|im_start|>role ... <|im_end|>) templates are supported"
-                    .into(),
+                reason: format!(
+                    "the model's chat template is none of the supported turn formats: ChatML \
+                     (<|im_start|>), Llama 3 (<|start_header_id|> ... <|eot_id|>), Zephyr / \
+                     Phi-3 (<|user|> ... <|assistant|>); it begins {:?}",
+                    t.chars().take(80).collect::<String>()
+                ),
             });
-        }
+        };
         Ok(Self {
-            default_system: literal_system_prompt(t),
-            thinking: t.contains("enable_thinking"),
+            format,
+            default_system,
+            thinking,
         })
+    }
+
+    /// How this template writes a turn.
+    pub fn format(&self) -> &TurnFormat {
+        &self.format
     }
 
     /// The system prompt used when the conversation starts without one.
@@ -142,7 +201,7 @@ impl ChatTemplate {
         if let Some(system) = &self.default_system
             && messages.first().is_none_or(|m| m.role != Role::System)
         {
-            push_turn(out, Role::System, system);
+            self.turn_into(Role::System, system, out);
         }
         for m in messages {
             let content = if m.role == Role::Assistant {
@@ -150,31 +209,79 @@ impl ChatTemplate {
             } else {
                 &m.content
             };
-            push_turn(out, m.role, content);
+            self.turn_into(m.role, content, out);
         }
         if opts.add_generation_prompt {
             self.generation_prompt_into(opts.enable_thinking, out);
         }
     }
 
-    /// Appends just the generation prompt: `<|im_start|>assistant\n`, plus the empty think
-    /// block when thinking is off and the template has the switch.
+    /// Appends just the generation prompt (`<|im_start|>assistant\n` in ChatML), plus the
+    /// empty think block when thinking is off and the template has the switch.
     pub fn generation_prompt_into(&self, enable_thinking: bool, out: &mut String) {
-        out.push_str(IM_START);
-        out.push_str("assistant\n");
+        self.header_into(Role::Assistant, out);
         if self.thinking && !enable_thinking {
             out.push_str("<think>\n\n</think>\n\n");
         }
     }
+
+    /// Appends one whole turn.
+    pub fn turn_into(&self, role: Role, content: &str, out: &mut String) {
+        self.header_into(role, out);
+        out.push_str(content);
+        self.turn_end_into(out);
+    }
+
+    /// Appends what closes a turn whose content was just written (an open reply).
+    pub fn turn_end_into(&self, out: &mut String) {
+        match &self.format {
+            TurnFormat::ChatMl => out.push_str("<|im_end|>\n"),
+            TurnFormat::Llama3 => out.push_str(EOT),
+            TurnFormat::Tagged { end } => {
+                out.push_str(end);
+                out.push('\n');
+            }
+        }
+    }
+
+    /// Appends what opens a turn of `role`, before its content.
+    pub fn header_into(&self, role: Role, out: &mut String) {
+        match &self.format {
+            TurnFormat::ChatMl => {
+                out.push_str(IM_START);
+                out.push_str(role.as_str());
+                out.push('\n');
+            }
+            TurnFormat::Llama3 => {
+                out.push_str(HEADER_START);
+                out.push_str(role.as_str());
+                out.push_str(HEADER_END);
+                out.push_str("\n\n");
+            }
+            TurnFormat::Tagged { .. } => {
+                out.push_str("<|");
+                out.push_str(role.as_str());
+                out.push_str("|>\n");
+            }
+        }
+    }
+
+    /// The text every user turn starts with (how earlier turns are found in a transcript).
+    pub fn user_header(&self) -> String {
+        let mut s = String::new();
+        self.header_into(Role::User, &mut s);
+        s
+    }
 }
 
-fn push_turn(out: &mut String, role: Role, content: &str) {
-    out.push_str(IM_START);
-    out.push_str(role.as_str());
-    out.push('\n');
-    out.push_str(content);
-    out.push_str(IM_END);
-    out.push('\n');
+/// The vocabulary text of token `id` (the end-of-sequence marker a template writes).
+fn eos_text(meta: &Metadata, id: u32) -> Option<String> {
+    match meta.value("tokenizer.ggml.tokens")? {
+        crate::gguf::MetaValue::Array(crate::gguf::MetaArray::String(tokens)) => {
+            tokens.get(id as usize).cloned()
+        }
+        _ => None,
+    }
 }
 
 /// The reply text without a leading `<think>...</think>` block (and the newlines after it),
@@ -304,6 +411,84 @@ mod tests {
             strip_think("a <think>b</think>"),
             "a <think>b</think>",
             "only a leading block"
+        );
+    }
+    /// Llama 3.2 Instruct's template, the parts that write turns.
+    const LLAMA32: &str = "{{- bos_token }}\n{%- if not date_string is defined %}{%- set date_string = \"26 Jul 2024\" %}{%- endif %}\n{{- \"<|start_header_id|>system<|end_header_id|>\\n\\n\" }}\n{%- for message in messages %}\n{{- '<|start_header_id|>' + message['role'] + '<|end_header_id|>\\n\\n'+ message['content'] | trim + '<|eot_id|>' }}\n{%- endfor %}\n{%- if add_generation_prompt %}\n    {{- '<|start_header_id|>assistant<|end_header_id|>\\n\\n' }}\n{%- endif %}";
+
+    /// TinyLlama-1.1B-Chat's (Zephyr) template.
+    const ZEPHYR: &str = "{% for message in messages %}\n{% if message['role'] == 'user' %}\n{{ '<|user|>\n' + message['content'] + eos_token }}\n{% elif message['role'] == 'system' %}\n{{ '<|system|>\n' + message['content'] + eos_token }}\n{% elif message['role'] == 'assistant' %}\n{{ '<|assistant|>\n'  + message['content'] + eos_token }}\n{% endif %}\n{% if loop.last and add_generation_prompt %}\n{{ '<|assistant|>' }}\n{% endif %}\n{% endfor %}";
+
+    /// Phi-3's template.
+    const PHI3: &str = "{% for message in messages %}{% if message['role'] == 'system' %}{{'<|system|>\n' + message['content'] + '<|end|>\n'}}{% elif message['role'] == 'user' %}{{'<|user|>\n' + message['content'] + '<|end|>\n'}}{% elif message['role'] == 'assistant' %}{{'<|assistant|>\n' + message['content'] + '<|end|>\n'}}{% endif %}{% endfor %}{% if add_generation_prompt %}{{ '<|assistant|>\n' }}{% else %}{{ eos_token }}{% endif %}";
+
+    fn conversation() -> [Message; 4] {
+        [
+            Message::system("Be brief."),
+            Message::user("Hi"),
+            Message::assistant("Hello!"),
+            Message::user("Bye"),
+        ]
+    }
+
+    #[test]
+    fn llama3_turns() {
+        let t = ChatTemplate::from_template_text(Some(LLAMA32)).expect("llama 3");
+        assert_eq!(t.format(), &TurnFormat::Llama3);
+        assert_eq!(t.default_system(), None);
+        assert_eq!(
+            t.render(&conversation(), ChatOptions::default()),
+            "<|start_header_id|>system<|end_header_id|>\n\nBe brief.<|eot_id|>\
+             <|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|>\
+             <|start_header_id|>assistant<|end_header_id|>\n\nHello!<|eot_id|>\
+             <|start_header_id|>user<|end_header_id|>\n\nBye<|eot_id|>\
+             <|start_header_id|>assistant<|end_header_id|>\n\n"
+        );
+        assert_eq!(
+            t.user_header(),
+            "<|start_header_id|>user<|end_header_id|>\n\n"
+        );
+    }
+
+    #[test]
+    fn zephyr_and_phi3_turns() {
+        let z = ChatTemplate::recognize(Some(ZEPHYR), Some("</s>")).expect("zephyr");
+        assert_eq!(
+            z.render(&conversation(), ChatOptions::default()),
+            "<|system|>\nBe brief.</s>\n<|user|>\nHi</s>\n<|assistant|>\nHello!</s>\n\
+             <|user|>\nBye</s>\n<|assistant|>\n"
+        );
+        let p = ChatTemplate::from_template_text(Some(PHI3)).expect("phi-3");
+        assert_eq!(
+            p.format(),
+            &TurnFormat::Tagged {
+                end: "<|end|>".into()
+            }
+        );
+        assert_eq!(
+            p.render(&conversation()[1..2], ChatOptions::default()),
+            "<|user|>\nHi<|end|>\n<|assistant|>\n"
+        );
+        assert_eq!(p.user_header(), "<|user|>\n");
+        // The eos text comes from the model: a Zephyr template over another vocabulary.
+        let other = ChatTemplate::recognize(Some(ZEPHYR), Some("<|endoftext|>")).expect("zephyr");
+        assert!(
+            other
+                .render(&conversation()[1..2], ChatOptions::default())
+                .starts_with("<|user|>\nHi<|endoftext|>\n")
+        );
+    }
+
+    #[test]
+    fn unknown_templates_name_the_supported_formats() {
+        let mistral = "{{ bos_token }}{% for message in messages %}{{ '[INST] ' + message['content'] + ' [/INST]' }}{% endfor %}";
+        let Err(LlmError::UnsupportedChatTemplate { reason }) =
+            ChatTemplate::from_template_text(Some(mistral))
+        else {
+            panic!("[INST] templates are not supported");
+        };
+        assert!(
+            reason.contains("ChatML") && reason.contains("Llama 3") && reason.contains("[INST]")
         );
     }
 }

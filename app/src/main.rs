@@ -5,6 +5,8 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // Before any thread exists (see the function): no telemetry from ONNX Runtime.
+    pocket_tts::piper::model::disable_runtime_telemetry();
     let launch = match pocket_app::Launch::parse(std::env::args().skip(1)) {
         Ok(l) => l,
         Err(e) => {

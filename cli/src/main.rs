@@ -47,6 +47,8 @@ enum Command {
 }
 
 fn main() -> std::process::ExitCode {
+    // Before any thread exists (see the function): no telemetry from ONNX Runtime.
+    pocket_tts::piper::model::disable_runtime_telemetry();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Assets(c) => cmd::assets::run(c),

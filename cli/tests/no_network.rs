@@ -3,7 +3,7 @@
 //! (AF_INET, AF_INET6) or packet socket, opens a route-netlink socket (how name resolution
 //! and interface lookups begin), or hands an internet address to connect, sendto or bind.
 //! Local UNIX sockets (a sound server, the name-service cache) are not network and stay
-//! allowed. Needs strace and the default models; skips without them, except in CI (CI=true),
+//! allowed. The session runs at real-time pace, long enough for a delayed uploader to show. Needs strace and the default models; skips without them, except in CI (CI=true),
 //! where that is a failure.
 
 mod common;
@@ -79,10 +79,13 @@ fn a_conversation_opens_no_network_socket() {
             &path(&trace),
             POCKET,
         ])
+        // Real-time pace: a session as long as a user's (about 30 s). ONNX Runtime's
+        // telemetry uploader, when it is not switched off, looks up its server about 10 s
+        // after start; a fast-paced run (7 s) ended before that and missed it.
         .args([
             "converse",
             "--pace",
-            "fast",
+            "realtime",
             "--quiet",
             "--input",
             &path(&clip),

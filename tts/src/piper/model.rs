@@ -24,6 +24,7 @@ fn environment(library: &Path) -> Result<ort::environment::Environment, TtsError
     if !library.is_file() {
         return Err(runtime_err("file not found".into()));
     }
+    disable_runtime_telemetry();
     let env = ort::init_from(library)
         .map_err(|e| runtime_err(e.to_string()))?
         .with_name("pocket-tts")
@@ -35,6 +36,23 @@ fn environment(library: &Path) -> Result<ort::environment::Environment, TtsError
         .map_err(|e| runtime_err(e.to_string()))?;
     *guard = Some((library.to_path_buf(), env.clone()));
     Ok(env)
+}
+
+/// The switch Microsoft's ONNX Runtime builds read when the library starts: without it they
+/// start a telemetry uploader (1DS) that queues events before any session option can turn it
+/// off and looks up mobile.events.data.microsoft.com a minute or so into a session.
+pub const ORT_TELEMETRY_SWITCH: &str = "ORT_DISABLE_TELEMETRY";
+
+/// Sets [`ORT_TELEMETRY_SWITCH`] for this process unless it is set already. Binaries call this
+/// first thing in `main` (one thread); the library calls it again before loading ONNX Runtime
+/// for embedders that did not.
+pub fn disable_runtime_telemetry() {
+    if std::env::var_os(ORT_TELEMETRY_SWITCH).is_none() {
+        // SAFETY: the Pocket binaries set it at the start of `main`, before any other thread
+        // exists, so this call changes nothing later; an embedder that skipped that reaches
+        // here once, under the environment lock, before ONNX Runtime is loaded.
+        unsafe { std::env::set_var(ORT_TELEMETRY_SWITCH, "1") };
+    }
 }
 
 /// A loaded Piper network: phoneme ids in, f32 PCM out.

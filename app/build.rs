@@ -13,6 +13,7 @@ const COMMANDS: &[&str] = &[
     "reset_conversation",
     "get_settings",
     "save_settings",
+    "pick_model_file",
 ];
 
 fn main() {

@@ -10,6 +10,7 @@ pub mod error;
 pub mod events;
 pub mod input;
 pub mod launch;
+pub mod picker;
 mod platform;
 pub mod session;
 pub mod settings;
@@ -37,6 +38,7 @@ pub fn run() {
 pub fn run_with(launch: Launch) -> Result<(), AppError> {
     let app = tauri::Builder::default()
         .plugin(tauri_plugin_voice_audio::init())
+        .plugin(tauri_plugin_dialog::init())
         .setup(move |app| {
             let config_dir = match &launch.config_dir {
                 Some(d) => d.clone(),
@@ -57,6 +59,7 @@ pub fn run_with(launch: Launch) -> Result<(), AppError> {
             commands::reset_conversation,
             commands::get_settings,
             commands::save_settings,
+            picker::pick_model_file,
         ])
         .build(tauri::generate_context!())
         .map_err(|e| AppError::Internal(format!("cannot start the app window: {e}")))?;

@@ -218,8 +218,58 @@ fn main_states(app: &App, out_dir: &Path, timeout: Duration) -> Result<()> {
         Ok(s.find_all("dialog#settings[open]")?.first().cloned())
     })?;
     app.screenshots(out_dir, "state-settings")?;
+    picks_a_model_file(app, out_dir, timeout)?;
     ui.click("#settings-cancel")?;
     Ok(())
+}
+
+/// The settings' "Choose…" button opens the native file picker (GTK here), filtered to GGUF
+/// files; the file chosen in it lands in the model field. Driven with xdotool: type the path
+/// into the picker's location bar, press Enter.
+fn picks_a_model_file(app: &App, out_dir: &Path, timeout: Duration) -> Result<()> {
+    let store = pocket_assets::Store::open_default()?;
+    let model = store
+        .require_file(
+            pocket_assets::ids::SMOLLM2,
+            pocket_assets::ids::SMOLLM2_FILE,
+        )?
+        .to_string_lossy()
+        .into_owned();
+    let ui = app.ui();
+    ui.click("#set-model-browse")?;
+    let picker = app
+        .display
+        .wait_window("Choose a GGUF language model", timeout)?;
+    app.display
+        .screenshot(&out_dir.join("state-model-picker.png"))?;
+    app.display.xdotool(&["windowfocus", "--sync", &picker])?;
+    app.display
+        .xdotool(&["key", "--clearmodifiers", "ctrl+l"])?;
+    app.display
+        .xdotool(&["type", "--delay", "10", "--clearmodifiers", &model])?;
+    // The first Enter may only close the location bar's completion list: press it until the
+    // picker has returned the file.
+    let start = std::time::Instant::now();
+    loop {
+        std::thread::sleep(Duration::from_millis(700));
+        let chosen = ui.property("#set-model-path", "value")?;
+        if chosen.as_deref() == Some(model.as_str()) {
+            return Ok(());
+        }
+        ensure!(
+            start.elapsed() < timeout,
+            "the picker did not return {model:?} within {timeout:?} (field: {chosen:?})"
+        );
+        if app
+            .display
+            .xdotool(&["search", "--name", "Choose a GGUF language model"])
+            .is_ok()
+        {
+            app.display.xdotool(&["windowfocus", "--sync", &picker])?;
+            app.display
+                .xdotool(&["key", "--clearmodifiers", "Return"])?;
+        }
+    }
 }
 
 #[test]

@@ -19,7 +19,7 @@ const ui = {
 
 const convo = new Conversation($("conversation"), $("empty-hint"));
 const latency = new LatencyPanel({});
-const settingsDialog = new SettingsDialog(saveSettings);
+const settingsDialog = new SettingsDialog(saveSettings, () => call("pick_model_file"));
 
 /** Calls a command; errors come back as `{ kind, message, missing }`. */
 async function call(cmd, args) {

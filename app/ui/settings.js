@@ -4,13 +4,18 @@
 const $ = (id) => document.getElementById(id);
 
 export class SettingsDialog {
-  /** `save(settings)` returns the app's answer or throws its error. */
-  constructor(save) {
+  /**
+   * `save(settings)` returns the app's answer or throws its error; `pick()` opens the native
+   * file picker and returns the chosen GGUF path (null when cancelled).
+   */
+  constructor(save, pick) {
     this.save = save;
+    this.pick = pick;
     this.dialog = $("settings");
     $("settings-cancel").addEventListener("click", () => this.dialog.close());
     $("set-silence").addEventListener("input", () => this.showValues());
     $("set-barge").addEventListener("input", () => this.showValues());
+    $("set-model-browse").addEventListener("click", () => this.browse());
     $("settings-form").addEventListener("submit", (e) => {
       e.preventDefault();
       this.submit();
@@ -51,15 +56,28 @@ export class SettingsDialog {
     $("set-barge-out").textContent = `${b} (${needMs} ms of speech)`;
   }
 
+  async browse() {
+    try {
+      const path = await this.pick();
+      if (path) $("set-model-path").value = path;
+    } catch (err) {
+      this.showError(err);
+    }
+  }
+
   async submit() {
     try {
       await this.save(this.values());
       this.dialog.close();
     } catch (err) {
-      const e = $("settings-error");
-      e.textContent = err && err.message ? err.message : String(err);
-      e.hidden = false;
+      this.showError(err);
     }
+  }
+
+  showError(err) {
+    const e = $("settings-error");
+    e.textContent = err && err.message ? err.message : String(err);
+    e.hidden = false;
   }
 }
 

@@ -87,6 +87,41 @@ impl Display {
     }
 }
 
+impl Display {
+    /// Runs `xdotool` on this display (Debian package xdotool): drives native windows, such as
+    /// the file picker, that WebDriver cannot reach. Returns its output.
+    pub fn xdotool(&self, args: &[&str]) -> Result<String> {
+        let out = Command::new("xdotool")
+            .args(args)
+            .env("DISPLAY", &self.name)
+            .output()
+            .context("run xdotool (Debian package xdotool)")?;
+        if !out.status.success() {
+            bail!(
+                "xdotool {args:?} failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    }
+
+    /// The id of the first window titled `title`, waiting up to `timeout` for it to appear.
+    pub fn wait_window(&self, title: &str, timeout: std::time::Duration) -> Result<String> {
+        let start = std::time::Instant::now();
+        loop {
+            if let Ok(ids) = self.xdotool(&["search", "--onlyvisible", "--name", title])
+                && let Some(id) = ids.lines().next()
+            {
+                return Ok(id.to_string());
+            }
+            if start.elapsed() > timeout {
+                bail!("no window titled {title:?} appeared within {timeout:?}");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+    }
+}
+
 fn free_port() -> Result<u16> {
     Ok(TcpListener::bind(("127.0.0.1", 0))?.local_addr()?.port())
 }

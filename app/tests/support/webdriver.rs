@@ -178,6 +178,15 @@ impl Session {
         Ok(v.as_str().map(str::to_string))
     }
 
+    /// A DOM property of the first element matching `css` (e.g. an input's current `value`).
+    pub fn property(&self, css: &str, name: &str) -> Result<Option<String>> {
+        let Some(e) = self.find_all(css)?.into_iter().next() else {
+            return Ok(None);
+        };
+        let v = self.call("GET", &format!("/element/{e}/property/{name}"), None)?;
+        Ok(v.as_str().map(str::to_string))
+    }
+
     /// Clicks the first element matching `css`.
     pub fn click(&self, css: &str) -> Result<()> {
         let e = self

@@ -123,6 +123,10 @@ function onPipeline(ev) {
     case "audio_finished":
       convo.audioFinished(ev.turn);
       break;
+    case "reply_resumed":
+      // Only "mm-hm" (or a cough) over the reply: it goes on, nothing joins the conversation.
+      convo.finalTranscript("", null);
+      break;
     case "interrupted":
       convo.interrupted(ev.turn, ev.heard, ev.cause);
       ui.interruptedUntil = Date.now() + 1500;

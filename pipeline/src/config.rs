@@ -59,6 +59,12 @@ pub struct PipelineConfig {
     /// (Bluetooth's every ~100 ms), but on a saturated CPU the callbacks through ALSA and
     /// PulseAudio were seen to pause for over 500 ms and then go on, so the default is 2 s.
     pub output_timeout: Duration,
+    /// Backchannels do not interrupt: when the user starts speaking over a reply, the reply
+    /// pauses at once (the barge-in stop time) and the recognizer decides. Words other than a
+    /// backchannel ("mm-hm", "yeah", "okay", "right"), or speech going on this long, cut the
+    /// reply off; no words (a cough, a laugh) or only a backchannel resume it where it
+    /// paused. `None`: every onset cuts the reply off at once.
+    pub backchannel_hold: Option<Duration>,
     /// Turn records kept for `PipelineHandle::report` and `records_since`: the newest this
     /// many (a record is ~0.5 KB; a session left running for days must not grow). A finite
     /// run whose report lists every turn (`pocket converse`) sets `usize::MAX`.
@@ -76,6 +82,7 @@ impl Default for PipelineConfig {
             first_audio_gate: Some(Duration::from_millis(1500)),
             monitor_period: Duration::from_millis(5),
             output_timeout: Duration::from_millis(2000),
+            backchannel_hold: Some(Duration::from_millis(1500)),
             kept_records: 500,
         }
     }
@@ -109,6 +116,12 @@ impl PipelineConfig {
         }
         if self.output_timeout < self.monitor_period * 4 {
             return bad("output_timeout must be at least four monitor periods");
+        }
+        if self
+            .backchannel_hold
+            .is_some_and(|h| h < Duration::from_millis(200))
+        {
+            return bad("backchannel_hold must be at least 200 ms");
         }
         if self.kept_records == 0 {
             return bad("kept_records must be at least 1");

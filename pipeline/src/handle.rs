@@ -279,6 +279,7 @@ impl Pipeline {
             outbox: outbox.clone(),
             running: running.clone(),
             playback: playback.clone(),
+            backchannel_hold: config.backchannel_hold,
         };
         threads.push(activity.spawn("pocket-conductor", move || conductor.run(conductor_box))?);
 

@@ -7,6 +7,7 @@
 
 mod actor;
 pub mod audio;
+pub mod backchannel;
 mod chan;
 mod clock;
 mod config;

@@ -78,6 +78,12 @@ pub enum Event {
         during: InterruptedWhile,
         cause: InterruptCause,
     },
+    /// The user started speaking over the reply: it is paused (silent, in place) while the
+    /// recognizer tells a backchannel from an interruption.
+    ReplyPaused { turn: TurnId },
+    /// What the user said over the reply was no words or only a backchannel (`said`): the
+    /// reply goes on where it paused, and nothing joins the conversation.
+    ReplyResumed { turn: TurnId, said: String },
     /// The turn's timestamps and latencies, once its audio started.
     Latency { turn: TurnId, metrics: TurnMetrics },
     /// An audio device stopped or disappeared (`device`: "microphone" or "speaker").

@@ -243,6 +243,9 @@ pub fn print_event(e: &Stamped) {
                 e.at_ms
             )
         }
+        Event::ReplyResumed { said, .. } => {
+            write!(out, " (went on after {said:?})")
+        }
         Event::DeviceLost { device, message } => writeln!(out, "\n({device} lost: {message})"),
         Event::Error { message } => writeln!(out, "\n(error: {message})"),
         _ => Ok(()),

@@ -1,6 +1,7 @@
 //! The conductor: the one place that owns the conversation state. It turns actor reports into
-//! UI events, starts turns, decides barge-in (bump the epoch, cancel the turn), maps the playback
-//! position back to the words heard, and keeps the latency records. When the output is lost
+//! UI events, starts turns, decides barge-in (pause the reply at the onset, then cut it off —
+//! bump the epoch, cancel the turn — or resume it when the user only said "mm-hm"), maps the
+//! playback position back to the words heard, and keeps the latency records. When the output is lost
 //! or stalls it settles every cut itself (heard = what the output had played), since no
 //! callback will confirm them.
 
@@ -11,6 +12,7 @@ use std::time::Duration;
 
 use super::{BrainCtl, COMMAND_SOURCE, Cause, Command, EarsCtl, Report, Think, Turn};
 use crate::audio::ring::PlaybackState;
+use crate::backchannel::is_backchannel;
 use crate::chan::{Lanes, Mail, Mailbox, Tx};
 use crate::clock::{Clock, ms};
 use crate::heard::Timeline;
@@ -115,6 +117,15 @@ pub(crate) struct Conductor {
     pub(crate) outbox: Arc<Mutex<Outbox>>,
     pub(crate) running: Arc<AtomicBool>,
     pub(crate) playback: Arc<PlaybackState>,
+    /// See `PipelineConfig::backchannel_hold`.
+    pub(crate) backchannel_hold: Option<Duration>,
+}
+
+/// A reply paused at the user's onset, waiting for the recognizer to tell a backchannel from
+/// an interruption.
+struct Hold {
+    /// When the onset was detected.
+    since: Duration,
 }
 
 struct Run {
@@ -127,6 +138,8 @@ struct Run {
     source: u8,
     /// The output is lost or stalled (replies are text only until it plays again).
     output_down: bool,
+    /// The active reply is paused over the user's speech.
+    hold: Option<Hold>,
 }
 
 impl Conductor {
@@ -138,6 +151,7 @@ impl Conductor {
             utts: Vec::new(),
             source: COMMAND_SOURCE,
             output_down: false,
+            hold: None,
         };
         while let Some(mail) = inbox.recv() {
             match mail {
@@ -189,9 +203,9 @@ impl Conductor {
         match report {
             Report::SpeechStarted => {
                 self.emit(run, Event::SpeechStarted);
-                self.interrupt(run, Cause::UserSpeech);
+                self.onset(run);
             }
-            Report::SpeechDiscarded => {}
+            Report::SpeechDiscarded => self.resume(run, String::new()),
             Report::SpeechStopped {
                 utt,
                 speech_end,
@@ -206,10 +220,23 @@ impl Conductor {
                 ));
                 self.emit(run, Event::SpeechStopped);
             }
-            Report::Partial { text } => self.emit(run, Event::PartialTranscript { text }),
-            // Not an event: the user may still go on. The model starts on the words meanwhile.
+            Report::Partial { text } => {
+                self.emit(run, Event::PartialTranscript { text: text.clone() });
+                if let Some(h) = &run.hold {
+                    let too_long = self
+                        .backchannel_hold
+                        .is_some_and(|limit| self.clock.now().saturating_sub(h.since) >= limit);
+                    if too_long || !is_backchannel(&text) {
+                        self.interrupt(run, Cause::UserSpeech);
+                    }
+                }
+            }
+            // Not an event: the user may still go on. The model starts on the words meanwhile
+            // (not on a backchannel over a paused reply, which will not become a turn).
             Report::EarlyFinal { text } => {
-                self.brain.control.try_send(BrainCtl::Prefill { text });
+                if run.hold.is_none() || !is_backchannel(&text) {
+                    self.brain.control.try_send(BrainCtl::Prefill { text });
+                }
             }
             Report::Final { utt, text, at } => {
                 let times = match run.utts.iter().position(|(u, _)| *u == utt) {
@@ -217,6 +244,13 @@ impl Conductor {
                     None => Utterance::default(),
                 };
                 run.utts.retain(|(u, _)| *u > utt);
+                if run.hold.is_some() {
+                    if is_backchannel(&text) {
+                        self.resume(run, text);
+                        return;
+                    }
+                    self.interrupt(run, Cause::UserSpeech);
+                }
                 if text.is_empty() {
                     self.emit(run, Event::FinalTranscript { text, turn: None });
                 } else {
@@ -384,13 +418,51 @@ impl Conductor {
         });
     }
 
+    /// The user started speaking: with a reply in progress (and backchannels allowed) pause
+    /// it at once and let the recognizer decide; otherwise cut it off now.
+    fn onset(&self, run: &mut Run) {
+        if run.hold.is_some() {
+            return;
+        }
+        let turn = match &run.active {
+            Some(a) if self.backchannel_hold.is_some() && !run.output_down => a.turn.id,
+            _ => return self.interrupt(run, Cause::UserSpeech),
+        };
+        self.playback.hold.store(true, Ordering::Release);
+        run.hold = Some(Hold {
+            since: self.clock.now(),
+        });
+        self.emit(run, Event::ReplyPaused { turn });
+    }
+
+    /// The speech over a paused reply was no words or only a backchannel (`said`): play on.
+    fn resume(&self, run: &mut Run, said: String) {
+        if run.hold.take().is_none() {
+            return;
+        }
+        self.playback.hold.store(false, Ordering::Release);
+        if let Some(a) = &run.active {
+            let turn = a.turn.id;
+            self.emit(run, Event::ReplyResumed { turn, said });
+        }
+    }
+
     /// Cuts the active reply off: bump the epoch (the output drops its audio at its next
-    /// callback), cancel the turn (generation and synthesis stop at their next check).
+    /// callback), cancel the turn (generation and synthesis stop at their next check). A
+    /// reply paused at the user's onset counts as stopped from that onset.
     fn interrupt(&self, run: &mut Run, cause: Cause) {
+        let held = run.hold.take();
         let Some(a) = run.active.take() else {
+            if held.is_some() {
+                self.playback.hold.store(false, Ordering::Release);
+            }
             return;
         };
         let epoch = self.epoch.fetch_add(1, Ordering::AcqRel) + 1;
+        // After the epoch: an output that sees the hold gone also sees the cut.
+        if held.is_some() {
+            self.playback.hold.store(false, Ordering::Release);
+        }
         a.turn.cancel.store(true, Ordering::Release);
         run.cuts.push(Cut {
             turn: a.turn,
@@ -399,7 +471,7 @@ impl Conductor {
             reply: a.reply,
             metrics: a.metrics,
             cause,
-            detected_at: self.clock.now(),
+            detected_at: held.map_or_else(|| self.clock.now(), |h| h.since),
         });
         self.set_state(run, State::Listening);
     }
@@ -461,6 +533,11 @@ impl Conductor {
     }
 
     fn set_state(&self, run: &mut Run, state: State) {
+        // A reply that ended some other way while paused (nothing to say, text only) leaves
+        // no hold behind for the next one.
+        if state == State::Listening && run.active.is_none() && run.hold.take().is_some() {
+            self.playback.hold.store(false, Ordering::Release);
+        }
         if run.state != state {
             run.state = state;
             self.emit(run, Event::State { state });

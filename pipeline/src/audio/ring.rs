@@ -62,6 +62,12 @@ pub struct PlaybackState {
     /// The output is lost or stopped consuming (set by the playback monitor or on a lost
     /// device, cleared when it plays again): synthesis does not wait for ring space then.
     pub output_down: AtomicBool,
+    /// Set by the conductor when the user starts speaking over a reply: the output plays
+    /// silence and keeps its place until the conductor resumes it (a backchannel) or cuts the
+    /// reply off (an epoch bump, then this cleared).
+    pub hold: AtomicBool,
+    /// Clock time (µs) of the first silent fill of the current hold; 0 when not holding.
+    pub held_at_us: AtomicU64,
 }
 
 /// Creates the ring (`frames` frames of `rate / 100` samples) and its two ends.
@@ -181,8 +187,12 @@ impl PlaybackReader {
     /// Fills `out` (mono) with reply audio or silence; returns how many samples at the start of
     /// `out` are reply audio (the rest is silence). Real-time safe.
     pub fn fill(&mut self, out: &mut [f32]) -> usize {
-        let epoch = self.epoch.load(Ordering::Acquire);
         let st = &*self.state;
+        // Read before the epoch: a cut bumps the epoch and then releases the hold, so output
+        // that sees the hold gone also sees the cut.
+        let holding = st.hold.load(Ordering::Acquire);
+        let epoch = self.epoch.load(Ordering::Acquire);
+        let held_at = st.held_at_us.load(Ordering::Relaxed);
         if epoch != self.applied {
             let cur_turn = st.cur_turn.load(Ordering::Relaxed);
             let in_progress = cur_turn != 0 && cur_turn != epoch;
@@ -190,14 +200,30 @@ impl PlaybackReader {
                 st.stopped_turn.store(cur_turn, Ordering::Relaxed);
                 st.stopped_samples
                     .store(st.cur_samples.load(Ordering::Relaxed), Ordering::Relaxed);
-                st.stopped_at_us
-                    .store(self.clock.now().as_micros() as u64, Ordering::Relaxed);
+                // Held first: the reply went silent when the hold began.
+                let stopped = if held_at != 0 {
+                    held_at
+                } else {
+                    self.clock.now().as_micros() as u64
+                };
+                st.stopped_at_us.store(stopped, Ordering::Relaxed);
             }
             if self.cur.turn != epoch {
                 self.pos = self.cur.len as usize; // drop the frame in progress
             }
             self.applied = epoch;
             st.applied_epoch.store(epoch, Ordering::Release);
+        }
+        if holding {
+            if held_at == 0 {
+                let now = (self.clock.now().as_micros() as u64).max(1);
+                st.held_at_us.store(now, Ordering::Relaxed);
+            }
+            out.fill(0.0);
+            return self.finish_fill(out, 0, false);
+        }
+        if held_at != 0 {
+            st.held_at_us.store(0, Ordering::Relaxed);
         }
         let mut underrun = false;
         let mut i = 0;

@@ -287,5 +287,7 @@ pub(crate) fn short(e: &Event) -> String {
         }
         Event::DeviceLost { device, .. } => format!("device lost {device}"),
         Event::Error { message } => format!("error {message}"),
+        Event::ReplyPaused { turn } => format!("paused {}", turn.0),
+        Event::ReplyResumed { turn, said } => format!("resumed {} after {said:?}", turn.0),
     }
 }

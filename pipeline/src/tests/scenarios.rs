@@ -194,9 +194,11 @@ fn barge_in_while_thinking() {
             "final \"tell me a story\" -> 1",
             "state Thinking",
             "speech started",
+            "paused 1",
+            "text 1 \"Once\"",
+            "partial \"no...\"",
             "state Listening",
             "interrupted 1 Thinking UserSpeech heard \"\"",
-            "partial \"no...\"",
             "speech stopped",
             "final \"no wait, what time is it\" -> 3",
             "state Thinking",
@@ -208,11 +210,12 @@ fn barge_in_while_thinking() {
             "state Listening",
         ],
     );
-    // Generation stopped before its first piece; the history keeps nothing of that reply.
+    // The reply was paused at the onset (its first piece still came) and cut off when the
+    // words were not a backchannel; nothing of it was heard, so the history keeps nothing.
     assert_eq!(
         h.chat_calls(),
         vec![
-            "reply to \"tell me a story\": \"\" (Cancelled)",
+            "reply to \"tell me a story\": \"Once\" (Cancelled)",
             "truncate to \"\"",
             "reply to \"no wait, what time is it\": \"Noon.\" (Complete)",
         ]
@@ -254,9 +257,10 @@ fn barge_in_while_speaking() {
             "text 1 \" who had three daughters.\"",
             "text 1 \" The first one was very tall.\"",
             "speech started",
+            "paused 1",
+            "partial \"stop...\"",
             "state Listening",
             &format!("interrupted 1 Speaking UserSpeech heard {heard:?}"),
-            "partial \"stop...\"",
             "speech stopped",
             "partial \"stop...\"",
             "final \"stop\" -> 3",
@@ -308,6 +312,97 @@ fn barge_in_while_speaking() {
     assert!(h.asr_samples()[1] >= 500 * 16);
 }
 
+/// A reply with "mm-hmm" (or a cough the recognizer hears as nothing) said over it: paused at
+/// the onset, silent while the user speaks, then going on from where it paused to its end; no
+/// cut, no new turn, the history untouched.
+fn backchannel_over_reply(said: &'static str) -> Harness {
+    let mut h = Harness::new(Setup {
+        finals: vec!["tell me a story", said],
+        replies: vec![STORY.to_vec()],
+        ..Setup::default()
+    });
+    h.silence(100);
+    h.speak(&voice(700, 1));
+    h.until(3000, has("audio started"));
+    h.silence(300);
+    h.speak(&voice(500, 2));
+    h.until(6000, has("audio finished"));
+    h.finish()
+}
+
+#[test]
+fn a_backchannel_over_the_reply_does_not_interrupt_it() {
+    for said in ["mm-hmm", ""] {
+        let h = backchannel_over_reply(said);
+        let log = h.short();
+        assert!(
+            !log.iter().any(|e| e.starts_with("interrupted")),
+            "{said:?}: {log:#?}"
+        );
+        let paused = h.time_of("paused 1").expect("paused at the onset");
+        let resumed = h
+            .time_of(&format!("resumed 1 after {said:?}"))
+            .expect("resumed");
+        assert!(h.time_of("audio finished 1").is_some_and(|t| t > resumed));
+        assert!(
+            !log.iter()
+                .any(|e| e.starts_with("final") && e.contains("-> 3")),
+            "{log:#?}"
+        );
+        // Playing before the onset, silent from the first tick after it until the resume,
+        // playing again after.
+        assert!(
+            output_between(&h, paused - 20, paused)
+                .iter()
+                .any(|&x| x != 0.0)
+        );
+        assert!(
+            output_between(&h, paused + 10, resumed)
+                .iter()
+                .all(|&x| x == 0.0)
+        );
+        assert!(
+            output_between(&h, resumed, resumed + 60)
+                .iter()
+                .any(|&x| x != 0.0)
+        );
+        // The whole reply was said and kept; the backchannel never reached the model.
+        assert_eq!(
+            h.chat_calls(),
+            vec![format!(
+                "reply to \"tell me a story\": {:?} (Complete)",
+                STORY.concat()
+            )]
+        );
+        let report = h.handle.report();
+        assert_eq!(report.turns.len(), 1);
+        assert_eq!(report.turns[0].heard, None);
+    }
+}
+
+#[test]
+fn speech_over_a_paused_reply_that_goes_on_too_long_cuts_it_off() {
+    // A long utterance of backchannel-looking partials: cut off at the hold limit (1.5 s).
+    let mut h = Harness::new(Setup {
+        finals: vec!["tell me a story", "yeah yeah"],
+        replies: vec![STORY.to_vec(), vec!["Okay."]],
+        ..Setup::default()
+    });
+    h.silence(100);
+    h.speak(&voice(700, 1));
+    h.until(3000, has("audio started"));
+    h.silence(300);
+    h.speak(&voice(2600, 2));
+    h.until(8000, has("state Listening"));
+    let h = h.finish();
+    let paused = h.time_of("paused 1").expect("paused");
+    let cut = h.time_of("interrupted 1").expect("cut off");
+    assert!(
+        (paused + 1500..=paused + 2200).contains(&cut),
+        "paused at {paused} ms, cut at {cut} ms"
+    );
+}
+
 #[test]
 fn rapid_double_barge_in() {
     let mut h = Harness::new(Setup {
@@ -346,9 +441,10 @@ fn rapid_double_barge_in() {
             "state Speaking",
             "text 1 \" who had three daughters.\"",
             "speech started",
+            "paused 1",
+            "partial \"no,...\"",
             "state Listening",
             "interrupted 1 Speaking UserSpeech heard \"Once upon a time, there was a king who had\"",
-            "partial \"no,...\"",
             "speech stopped",
             "final \"no, a poem\" -> 3",
             "state Thinking",
@@ -359,9 +455,10 @@ fn rapid_double_barge_in() {
             "latency 3 complete=true",
             "state Speaking",
             "speech started",
+            "paused 3",
+            "partial \"actually,...\"",
             "state Listening",
             "interrupted 3 Speaking UserSpeech heard \"Roses\"",
-            "partial \"actually,...\"",
             "speech stopped",
             "final \"actually, the time\" -> 5",
             "state Thinking",

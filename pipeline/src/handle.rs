@@ -80,6 +80,14 @@ impl ErrorReporter {
         });
     }
 
+    /// A lost device was re-opened; `name` is the device now in use.
+    pub fn device_restored(&self, device: &str, name: &str) {
+        self.0.try_send(Report::DeviceRestored {
+            device: device.to_string(),
+            name: name.to_string(),
+        });
+    }
+
     /// Any other backend error.
     pub fn error(&self, message: &str) {
         self.0.try_send(Report::Error {

@@ -396,6 +396,12 @@ impl PipelineHandle {
         }
     }
 
+    /// Whether the output is down (lost or stalled; replies are text only meanwhile).
+    #[cfg(test)]
+    pub(crate) fn output_down(&self) -> bool {
+        self.playback.output_down.load(Ordering::Acquire)
+    }
+
     /// Whether the loop still runs.
     pub fn is_running(&self) -> bool {
         self.running.load(Ordering::Acquire)

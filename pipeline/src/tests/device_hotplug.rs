@@ -117,8 +117,9 @@ fn devices_unplugged_mid_reply_are_reopened_and_the_next_turns_work() {
         "the clip was not heard: {seen:?}"
     );
     let stats = device.stats();
-    assert_eq!(stats.output_reopens.load(Relaxed), 1);
-    assert_eq!(stats.input_reopens.load(Relaxed), 1);
+    // At least once each (a machine busy enough to stall the output may add a re-open).
+    assert!(stats.output_reopens.load(Relaxed) >= 1);
+    assert!(stats.input_reopens.load(Relaxed) >= 1);
     handle.shutdown();
     drop(device);
     pipeline.shutdown();

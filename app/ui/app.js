@@ -15,6 +15,8 @@ const ui = {
   pipelineState: "listening",
   interruptedUntil: 0,
   talkHeld: false,
+  /** Devices reported lost and not back yet ("speaker", "microphone"). */
+  lostDevices: new Set(),
 };
 
 const convo = new Conversation($("conversation"), $("empty-hint"));
@@ -134,9 +136,17 @@ function onPipeline(ev) {
       setTimeout(refreshState, 1600);
       break;
     case "device_lost":
+      ui.lostDevices.add(ev.device);
       $("banner").className = "banner error";
-      $("banner").textContent = `The ${ev.device} stopped: ${ev.message}. Check the device, then stop and start again.`;
+      $("banner").textContent = `The ${ev.device} stopped: ${ev.message}. It is opened again as soon as one is there; replies show as text meanwhile.`;
       $("banner").hidden = false;
+      break;
+    case "device_restored":
+      ui.lostDevices.delete(ev.device);
+      if (ui.lostDevices.size === 0 && $("banner").classList.contains("error")) {
+        $("banner").hidden = true;
+      }
+      toast(`The ${ev.device} is back: ${ev.name}.`);
       break;
     case "error":
       toast(ev.message);

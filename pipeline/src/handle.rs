@@ -80,6 +80,14 @@ impl ErrorReporter {
         });
     }
 
+    /// A lost device was re-opened; `name` is the device now in use.
+    pub fn device_restored(&self, device: &str, name: &str) {
+        self.0.try_send(Report::DeviceRestored {
+            device: device.to_string(),
+            name: name.to_string(),
+        });
+    }
+
     /// Any other backend error.
     pub fn error(&self, message: &str) {
         self.0.try_send(Report::Error {
@@ -387,6 +395,12 @@ impl PipelineHandle {
         if self.running.swap(false, Ordering::AcqRel) {
             self.commands.send(Command::Shutdown);
         }
+    }
+
+    /// Whether the output is down (lost or stalled; replies are text only meanwhile).
+    #[cfg(test)]
+    pub(crate) fn output_down(&self) -> bool {
+        self.playback.output_down.load(Ordering::Acquire)
     }
 
     /// Whether the loop still runs.

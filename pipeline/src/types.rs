@@ -88,6 +88,9 @@ pub enum Event {
     Latency { turn: TurnId, metrics: TurnMetrics },
     /// An audio device stopped or disappeared (`device`: "microphone" or "speaker").
     DeviceLost { device: String, message: String },
+    /// A lost device works again, re-opened on `name` (the current default). A restored speaker
+    /// speaks the next reply (the one it lost is not replayed).
+    DeviceRestored { device: String, name: String },
     /// Something failed; the loop goes on where it can.
     Error { message: String },
 }

@@ -247,6 +247,7 @@ pub fn print_event(e: &Stamped) {
             write!(out, " (went on after {said:?})")
         }
         Event::DeviceLost { device, message } => writeln!(out, "\n({device} lost: {message})"),
+        Event::DeviceRestored { device, name } => writeln!(out, "\n({device} back: {name})"),
         Event::Error { message } => writeln!(out, "\n(error: {message})"),
         _ => Ok(()),
     };

@@ -340,6 +340,11 @@ impl Conductor {
                     self.ears.send(EarsCtl::InputLost);
                 }
             }
+            // The output's return is seen by the monitor (it consumes again); the input's by
+            // the ears (frames arrive again).
+            Report::DeviceRestored { device, name } => {
+                self.emit(run, Event::DeviceRestored { device, name })
+            }
         }
     }
 

@@ -153,6 +153,11 @@ pub(crate) enum Report {
         device: String,
         message: String,
     },
+    /// The backend re-opened a lost device (`name`: the one now in use).
+    DeviceRestored {
+        device: String,
+        name: String,
+    },
 }
 
 impl Report {
@@ -171,7 +176,7 @@ impl Report {
             | Report::PlaybackStopped { .. }
             | Report::OutputStalled
             | Report::OutputResumed => 4,
-            Report::Error { .. } | Report::DeviceLost { .. } => 5,
+            Report::Error { .. } | Report::DeviceLost { .. } | Report::DeviceRestored { .. } => 5,
         }
     }
 }

@@ -8,7 +8,7 @@
 //! except in CI (`CI=true`), where it fails.
 
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use super::mocks::{MockChat, MockSpeaker, MockTranscriber};
@@ -18,10 +18,10 @@ use crate::config::PipelineConfig;
 use crate::engines::Engines;
 use crate::engines::energy::EnergyDetector;
 use crate::engines::tts::ReplySegmenter;
-use crate::handle::Pipeline;
+use crate::handle::{Pipeline, PipelineHandle};
 use crate::types::{Event, Stamped};
 
-fn wait_for(
+pub(super) fn wait_for(
     events: &crossbeam_channel::Receiver<Stamped>,
     seen: &mut Vec<Event>,
     timeout: Duration,
@@ -43,8 +43,40 @@ fn wait_for(
     false
 }
 
-#[test]
-fn device_loop_on_the_default_devices() {
+/// Waits until what was seen satisfies `done` (or `timeout` passes); `done(seen)` at the end.
+pub(super) fn wait_until(
+    events: &crossbeam_channel::Receiver<Stamped>,
+    seen: &mut Vec<Event>,
+    timeout: Duration,
+    done: impl Fn(&[Event]) -> bool,
+) -> bool {
+    let end = Instant::now() + timeout;
+    while !done(seen) && Instant::now() < end {
+        wait_for(events, seen, Duration::from_millis(50), |_| false);
+    }
+    done(seen)
+}
+
+/// Says `text`; `true` once its reply played to the end, not interrupted.
+pub(super) fn a_reply_plays_through(
+    handle: &PipelineHandle,
+    events: &crossbeam_channel::Receiver<Stamped>,
+    seen: &mut Vec<Event>,
+    text: &str,
+) -> bool {
+    handle.say(text);
+    let finished = wait_for(events, seen, Duration::from_secs(10), |e| {
+        matches!(e, Event::AudioFinished { .. })
+    });
+    finished
+        && seen.iter().any(|e| matches!(e, Event::AudioStarted { .. }))
+        && !seen.iter().any(|e| matches!(e, Event::Interrupted { .. }))
+}
+
+/// The real-device tests share the sound server (one of them unplugs its sink): they run one at
+/// a time, holding this. `None`: no null sink here, skip (in CI that fails instead).
+pub(super) fn null_sink_test() -> Option<MutexGuard<'static, ()>> {
+    static SERVER: Mutex<()> = Mutex::new(());
     if std::env::var("POCKET_AUDIO_TEST").as_deref() != Ok("null-sink") {
         // In CI the real device path must run; a missing null sink is a failure there.
         assert!(
@@ -52,25 +84,24 @@ fn device_loop_on_the_default_devices() {
             "CI=true but POCKET_AUDIO_TEST is not null-sink: the PulseAudio null sink did not come up"
         );
         println!("skipped: run through scripts/test (sets up a PulseAudio null sink)");
-        return;
+        return None;
     }
-    let rate = default_output_rate().expect("the null sink is the default output");
-    let story = vec![
-        "Once upon a time,",
-        " there was a king who had three daughters,",
-        " and a castle by the sea.",
-    ];
-    let engines = Engines {
+    Some(SERVER.lock().unwrap_or_else(|p| p.into_inner()))
+}
+
+/// Mock engines over the energy detector: `finals` for spoken turns, `replies` in turn order.
+pub(super) fn mock_engines(finals: &[&str], replies: Vec<Vec<&'static str>>) -> Engines {
+    Engines {
         detector: Box::new(EnergyDetector::new(-40.0)),
         transcriber: Box::new(MockTranscriber {
-            finals: ["what time is it"].iter().map(|s| s.to_string()).collect(),
+            finals: finals.iter().map(|s| s.to_string()).collect(),
             samples: 0,
             heard_samples: Arc::new(Mutex::new(Vec::new())),
             early_final_after: None,
             early_given: false,
         }),
         chat: Box::new(MockChat {
-            replies: vec![story, vec!["Hello to you."], vec!["It is noon."]].into(),
+            replies: replies.into(),
             piece_delay: Duration::from_millis(5),
             clock: Clock::real(),
             log: Arc::new(Mutex::new(Vec::new())),
@@ -80,16 +111,56 @@ fn device_loop_on_the_default_devices() {
             seed: 5,
             fail_on: None,
         }),
-    };
+    }
+}
+
+/// The loop on the default devices (the null sink) with `engines`.
+pub(super) fn start_on_devices(engines: Engines) -> (Pipeline, DeviceAudio) {
+    let rate = default_output_rate().expect("the null sink is the default output");
     let config = PipelineConfig {
         output_rate: rate,
         first_audio_gate: None,
         ..PipelineConfig::default()
     };
     let (pipeline, ports) = Pipeline::start(engines, config).expect("pipeline");
+    let device = DeviceAudio::start(ports).expect("devices open");
+    (pipeline, device)
+}
+
+/// Plays `jfk.wav` into the sink with `paplay`; `true` once the loop heard it as a user turn.
+pub(super) fn a_played_clip_is_heard(
+    events: &crossbeam_channel::Receiver<Stamped>,
+    seen: &mut Vec<Event>,
+) -> bool {
+    let store = pocket_assets::Store::open_default().expect("store");
+    let clip = store
+        .require_file(pocket_assets::ids::JFK, "jfk.wav")
+        .expect("jfk.wav");
+    match std::process::Command::new("paplay").arg(&clip).status() {
+        Ok(s) if s.success() => wait_for(events, seen, Duration::from_secs(15), |e| {
+            matches!(e, Event::FinalTranscript { turn: Some(_), .. })
+        }),
+        other => panic!("paplay failed: {other:?}"),
+    }
+}
+
+#[test]
+fn device_loop_on_the_default_devices() {
+    let Some(_server) = null_sink_test() else {
+        return;
+    };
+    let story = vec![
+        "Once upon a time,",
+        " there was a king who had three daughters,",
+        " and a castle by the sea.",
+    ];
+    let engines = mock_engines(
+        &["what time is it"],
+        vec![story, vec!["Hello to you."], vec!["It is noon."]],
+    );
+    let (pipeline, device) = start_on_devices(engines);
     let handle = pipeline.handle();
     let events = handle.subscribe();
-    let device = DeviceAudio::start(ports).expect("devices open");
     let mut seen = Vec::new();
 
     // 1. A reply plays through the device; stopping it silences the output within 100 ms.
@@ -123,32 +194,17 @@ fn device_loop_on_the_default_devices() {
 
     // 2. A whole reply plays; its loop-back echo does not make the assistant interrupt itself.
     seen.clear();
-    handle.say("hello");
-    let finished = wait_for(&events, &mut seen, Duration::from_secs(10), |e| {
-        matches!(e, Event::AudioFinished { .. })
-    });
-    assert!(finished, "reply did not finish: {seen:?}");
     assert!(
-        !seen.iter().any(|e| matches!(e, Event::Interrupted { .. })),
-        "interrupted itself: {seen:?}"
+        a_reply_plays_through(&handle, &events, &mut seen, "hello"),
+        "the reply did not play through (interrupted itself?): {seen:?}"
     );
 
     // 3. A clip played into the sink reaches the microphone and becomes a user turn.
-    let store = pocket_assets::Store::open_default().expect("store");
-    let clip = store
-        .require_file(pocket_assets::ids::JFK, "jfk.wav")
-        .expect("jfk.wav");
     seen.clear();
-    let status = std::process::Command::new("paplay").arg(&clip).status();
-    match status {
-        Ok(s) if s.success() => {
-            let heard = wait_for(&events, &mut seen, Duration::from_secs(15), |e| {
-                matches!(e, Event::FinalTranscript { turn: Some(_), .. })
-            });
-            assert!(heard, "the clip was not heard: {seen:?}");
-        }
-        other => panic!("paplay failed: {other:?}"),
-    }
+    assert!(
+        a_played_clip_is_heard(&events, &mut seen),
+        "the clip was not heard: {seen:?}"
+    );
     let report = handle.report();
     assert!(
         !seen.iter().any(|e| matches!(e, Event::DeviceLost { .. })),

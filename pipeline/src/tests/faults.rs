@@ -204,7 +204,12 @@ fn a_lost_speaker_ends_the_reply_at_once_and_the_next_turn_plays() {
     assert!(!heard.is_empty());
     // The backend re-opened the (new default) output.
     h.output_live = true;
+    h.errors.device_restored("speaker", "laptop speakers");
     h.silence(200);
+    assert!(
+        h.short()
+            .contains(&"device restored speaker laptop speakers".to_string())
+    );
     h.speak(&voice(600, 2));
     h.until(5000, has("audio finished 3"));
     let h = h.finish();
@@ -233,7 +238,13 @@ fn a_lost_microphone_drops_the_half_utterance_and_the_next_turns_work() {
     h.until(3000, has("audio finished 1"));
     // The input is back (re-opened).
     h.input_live = true;
+    h.errors
+        .device_restored("microphone", "built-in microphone");
     h.silence(300);
+    assert!(
+        h.short()
+            .contains(&"device restored microphone built-in microphone".to_string())
+    );
     h.speak(&voice(600, 2));
     h.until(5000, has("audio finished 2"));
     let h = h.finish();

@@ -286,6 +286,7 @@ pub(crate) fn short(e: &Event) -> String {
             format!("latency {} complete={}", turn.0, metrics.is_complete())
         }
         Event::DeviceLost { device, .. } => format!("device lost {device}"),
+        Event::DeviceRestored { device, name } => format!("device restored {device} {name}"),
         Event::Error { message } => format!("error {message}"),
         Event::ReplyPaused { turn } => format!("paused {}", turn.0),
         Event::ReplyResumed { turn, said } => format!("resumed {} after {said:?}", turn.0),

@@ -2,11 +2,13 @@
 //! clock (no sleeps, deterministic), asserting the exact event sequence.
 
 mod device;
+mod device_hotplug;
 mod e2e;
 mod faults;
 mod file_io;
 mod harness;
 mod mocks;
 mod model_file;
+mod pulse;
 mod real_asr;
 mod scenarios;

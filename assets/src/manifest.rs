@@ -43,6 +43,8 @@ pub enum AssetKind {
     Asr,
     Tts,
     Vad,
+    /// End-of-turn detection (is the user done speaking?).
+    Turn,
     Runtime,
     Audio,
 }

@@ -80,6 +80,7 @@ fn device_loop_on_the_default_devices() {
             seed: 5,
             fail_on: None,
         }),
+        turn: None,
     };
     let config = PipelineConfig {
         output_rate: rate,

@@ -10,3 +10,4 @@ mod mocks;
 mod model_file;
 mod real_asr;
 mod scenarios;
+mod smart_turn;

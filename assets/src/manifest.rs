@@ -264,6 +264,7 @@ mod tests {
                 "whisper-tiny.en",
                 "piper-en_US-joe-medium",
                 "onnxruntime",
+                "smart-turn-v3",
                 "silero-vad"
             ]
         );

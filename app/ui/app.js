@@ -77,6 +77,7 @@ const LABELS = {
   listening: "Listening",
   ready: "Hold to talk",
   hearing: "Hearing you",
+  pending: "Still listening…",
   thinking: "Thinking",
   speaking: "Speaking",
   interrupted: "Interrupted",
@@ -109,6 +110,10 @@ function onPipeline(ev) {
     case "speech_started":
       convo.speechStarted();
       if (ui.pipelineState === "listening") showState("hearing");
+      break;
+    case "still_listening":
+      // The user paused mid-thought (the end-of-turn classifier said "not done").
+      if (ui.pipelineState === "listening") showState("pending");
       break;
     case "partial_transcript":
       convo.partialTranscript(ev.text);

@@ -8,6 +8,7 @@
 //! ```
 
 mod atomic;
+mod ci;
 mod clients;
 mod error;
 mod extract;
@@ -17,6 +18,7 @@ mod store;
 mod verify;
 
 pub use atomic::{write_atomic, write_atomic_with};
+pub use ci::proceed_or_skip;
 pub use clients::ClientOutput;
 pub use error::{AssetError, Result};
 pub use fetch::{FetchEvent, FetchOptions, FetchSummary, fetch};
@@ -38,6 +40,8 @@ pub mod ids {
     pub const PIPER_JOE: &str = "piper-en_US-joe-medium";
     pub const ONNXRUNTIME: &str = "onnxruntime";
     pub const SILERO_VAD: &str = "silero-vad";
+    pub const SMART_TURN: &str = "smart-turn-v3";
+    pub const SMART_TURN_FILE: &str = "smart-turn-v3.2-cpu.onnx";
     pub const LIBRIVOX: &str = "librivox";
     pub const JFK: &str = "jfk";
     pub const CARDS: &str = "cards";

@@ -43,6 +43,8 @@ pub enum AssetKind {
     Asr,
     Tts,
     Vad,
+    /// End-of-turn detection (is the user done speaking?).
+    Turn,
     Runtime,
     Audio,
 }
@@ -262,6 +264,7 @@ mod tests {
                 "whisper-tiny.en",
                 "piper-en_US-joe-medium",
                 "onnxruntime",
+                "smart-turn-v3",
                 "silero-vad"
             ]
         );

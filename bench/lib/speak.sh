@@ -12,11 +12,23 @@ need_voices() {
 # speak VOICE TEXT OUT.wav AFTER_S: VOICE is flite-<name> or espeak-<variant>; OUT.wav is 16 kHz
 # mono with 0.3 s of silence before (the detector needs quiet to see the onset) and AFTER_S after.
 speak() {
-  local raw="$3.raw.wav"
+  synth "$1" "$2" "$3.raw.wav"
+  sox -q "$3.raw.wav" -r 16000 -c 1 -b 16 "$3" pad 0.3 "$4"
+  rm -f "$3.raw.wav"
+}
+
+# synth VOICE TEXT RAW.wav: the voice's own output (its rate, its silences).
+synth() {
   case "$1" in
-    flite-*) flite -voice "${1#flite-}" -t "$2" -o "$raw" ;;
-    espeak-*) espeak-ng -v "${1#espeak-}" -w "$raw" "$2" ;;
+    flite-*) flite -voice "${1#flite-}" -t "$2" -o "$3" ;;
+    espeak-*) espeak-ng -v "${1#espeak-}" -w "$3" "$2" ;;
   esac
-  sox -q "$raw" -r 16000 -c 1 -b 16 "$3" pad 0.3 "$4"
-  rm -f "$raw"
+}
+
+# speak_trimmed VOICE TEXT OUT.wav: the speech alone, 16 kHz mono, its leading and trailing
+# silence cut (for clips assembled from parts with pauses of known length).
+speak_trimmed() {
+  synth "$1" "$2" "$3.raw.wav"
+  sox -q "$3.raw.wav" -r 16000 -c 1 -b 16 "$3" silence 1 0.01 0.5% reverse silence 1 0.01 0.5% reverse
+  rm -f "$3.raw.wav"
 }

@@ -187,6 +187,9 @@ fn audio_run_goes_through_the_voice_loop() -> Result<()> {
         "audio",
         "--pace",
         "fast",
+        // The loop is under test here, not turn-taking: one turn per prompt.
+        "--endpoint",
+        "fixed",
         "--limit",
         "2",
         "--save-audio",

@@ -18,6 +18,64 @@ pub struct EndpointConfig {
     pub preroll: Duration,
     /// An utterance is cut here even if the user keeps talking.
     pub max_utterance: Duration,
+    /// How the end of a turn is decided: a fixed silence, or the end-of-turn classifier.
+    pub mode: EndpointMode,
+    /// The classifier's timings and threshold (used in [`EndpointMode::Smart`]).
+    pub smart: SmartEndpoint,
+}
+
+/// How the end of the user's turn is decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EndpointMode {
+    /// `end_silence` of silence ends the turn, whatever was said.
+    Fixed,
+    /// After a short silence the end-of-turn classifier decides (see [`SmartEndpoint`]); a
+    /// pipeline started without a classifier (its model not installed) uses `Fixed`.
+    #[default]
+    Smart,
+}
+
+impl std::str::FromStr for EndpointMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "fixed" => Ok(Self::Fixed),
+            "smart" => Ok(Self::Smart),
+            _ => Err(format!(
+                "endpoint must be \"fixed\" or \"smart\", not {s:?}"
+            )),
+        }
+    }
+}
+
+/// Semantic endpointing: at each pause in the user's speech the classifier is asked (on its
+/// own thread) whether the turn is complete, early at `ask_after` of silence and again at
+/// `decide_after` (the model is surer with ~200 ms of silence in its input). An answer of at
+/// least `threshold` ends the turn, from `decide_after` on; otherwise the loop keeps listening,
+/// asks again at the next pause, and `fallback` of silence ends the turn regardless.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SmartEndpoint {
+    /// Silence after which the classifier first looks at the turn's audio (shorter gaps
+    /// between words are not worth a call), so its answer is ready by `decide_after`.
+    pub ask_after: Duration,
+    /// No turn ends on a "complete" before this much silence; the classifier is asked again
+    /// here unless the first answer already said "complete".
+    pub decide_after: Duration,
+    /// P(complete) at or above which the turn ends at `decide_after`.
+    pub threshold: f32,
+    /// Silence that ends the turn even when the classifier said "not done".
+    pub fallback: Duration,
+}
+
+impl Default for SmartEndpoint {
+    fn default() -> Self {
+        Self {
+            ask_after: Duration::from_millis(50),
+            decide_after: Duration::from_millis(200),
+            threshold: 0.5,
+            fallback: Duration::from_millis(1200),
+        }
+    }
 }
 
 impl Default for EndpointConfig {
@@ -28,6 +86,8 @@ impl Default for EndpointConfig {
             end_silence: Duration::from_millis(400),
             preroll: Duration::from_millis(300),
             max_utterance: Duration::from_secs(20),
+            mode: EndpointMode::default(),
+            smart: SmartEndpoint::default(),
         }
     }
 }
@@ -105,6 +165,21 @@ impl PipelineConfig {
         if e.preroll > Duration::from_secs(2) {
             return bad("preroll must be at most 2 s");
         }
+        let sm = &e.smart;
+        if !(0.0..=1.0).contains(&sm.threshold) {
+            return bad("smart endpoint threshold must be within 0..=1");
+        }
+        if !(sm.ask_after >= Duration::from_millis(10)
+            && sm.ask_after <= sm.decide_after
+            && sm.decide_after < sm.fallback)
+        {
+            return bad(
+                "smart endpoint timings must satisfy 10 ms <= ask_after <= decide_after < fallback",
+            );
+        }
+        if e.max_utterance < e.min_speech + sm.fallback {
+            return bad("max_utterance must exceed min_speech + the smart fallback silence");
+        }
         if !(8_000..=48_000).contains(&self.output_rate) {
             return bad("output_rate must be within 8000..=48000 Hz");
         }
@@ -159,5 +234,11 @@ mod tests {
         let mut c = PipelineConfig::default();
         c.endpoint.threshold = 1.5;
         assert!(c.validate().is_err());
+        let mut c = PipelineConfig::default();
+        c.endpoint.smart.decide_after = c.endpoint.smart.fallback;
+        let err = c.validate().expect_err("decision after the fallback");
+        assert!(err.to_string().contains("smart endpoint timings"));
+        assert_eq!("fixed".parse(), Ok(EndpointMode::Fixed));
+        assert!("sometimes".parse::<EndpointMode>().is_err());
     }
 }

@@ -12,14 +12,16 @@ use crate::actor::asr::Asr;
 use crate::actor::brain::Brain;
 use crate::actor::conductor::{Conductor, Outbox};
 use crate::actor::ears::Ears;
+use crate::actor::judge::Judge;
 use crate::actor::monitor::Monitor;
 use crate::actor::mouth::Mouth;
 use crate::actor::pace::SynthPace;
+use crate::actor::turn_end::SmartEnd;
 use crate::actor::{COMMAND_SOURCE, Command, MicFrame, Report};
 use crate::audio::ring::{PlaybackReader, PlaybackState, playback_ring};
 use crate::chan::{self, Mailbox, Tx};
 use crate::clock::Clock;
-use crate::config::PipelineConfig;
+use crate::config::{EndpointMode, PipelineConfig};
 use crate::echo::{EchoSetup, FRAME};
 use crate::engines::Engines;
 use crate::heard::Timeline;
@@ -226,8 +228,33 @@ impl Pipeline {
             chat,
             segmenter,
             speaker,
+            turn,
         } = engines;
         let mut threads = Vec::new();
+        // Smart endpointing needs the classifier; without one, the fixed silence rule.
+        let smart = match (config.endpoint.mode, turn) {
+            (EndpointMode::Smart, Some(classifier)) => {
+                let (ask_tx, ask_rx) = chan::bounded(4, &activity);
+                // Not counted in simulations: the capture actor reads answers at its next
+                // frame, never blocked on this channel, so a counted answer would hold the
+                // step open until then.
+                let (verdict_tx, verdict_rx) = chan::bounded(8, &Activity::none());
+                let judge = Judge {
+                    classifier,
+                    verdicts: verdict_tx,
+                    report: report_tx.clone(),
+                    clock: clock.clone(),
+                };
+                threads.push(activity.spawn("pocket-turn", move || judge.run(ask_rx))?);
+                Some(SmartEnd::new(
+                    config.endpoint.smart.clone(),
+                    ask_tx,
+                    verdict_rx,
+                    report_tx.clone(),
+                ))
+            }
+            _ => None,
+        };
         let ears = Ears {
             detector,
             echo,
@@ -235,6 +262,7 @@ impl Pipeline {
             asr: asr_tx,
             report: report_tx.clone(),
             clock: clock.clone(),
+            smart,
         };
         threads.push(activity.spawn("pocket-ears", move || ears.run(mic_rx))?);
         let asr = Asr {

@@ -25,6 +25,14 @@ pub struct TurnMetrics {
     pub tts_first_chunk: Option<f64>,
     /// The reply's first sample reached the output device or sink.
     pub first_audio: Option<f64>,
+    /// Smart endpointing: the end-of-turn classifier's time on the pause that ended the turn
+    /// (it overlaps the endpoint wait: started at the pause, wanted by `decide_after`).
+    #[serde(default)]
+    pub turn_classifier_ms: Option<f64>,
+    /// Smart endpointing: its P(complete) there (below the threshold when the fallback silence
+    /// ended the turn).
+    #[serde(default)]
+    pub turn_complete_p: Option<f64>,
 }
 
 impl TurnMetrics {
@@ -166,7 +174,7 @@ impl Report {
             .into_iter()
             .map(|(n, _)| n)
             .collect();
-        let stages_ms = names
+        let mut stages_ms: Vec<(String, Option<Percentiles>)> = names
             .iter()
             .enumerate()
             .map(|(i, n)| {
@@ -174,6 +182,9 @@ impl Report {
                 (n.to_string(), Percentiles::of(&vals))
             })
             .collect();
+        // Not a step between two stamps: it runs during the endpoint wait.
+        let classifier = collect(&|t| t.metrics.turn_classifier_ms);
+        stages_ms.push(("turn_classifier".to_string(), Percentiles::of(&classifier)));
         Self {
             earlier_turns: 0,
             true_first_audio_latency_ms: None,
@@ -238,6 +249,7 @@ mod tests {
             first_segment: Some(1520.0),
             tts_first_chunk: Some(1560.0),
             first_audio: Some(1570.0),
+            ..TurnMetrics::default()
         };
         assert!(m.is_complete());
         assert_eq!(m.first_audio_latency(), Some(570.0));

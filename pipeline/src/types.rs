@@ -60,6 +60,10 @@ pub enum Event {
     SpeechStarted,
     /// The user stopped speaking: the endpointer fired.
     SpeechStopped,
+    /// The user paused, and the end-of-turn classifier judged the turn not complete
+    /// (`p_complete` below the threshold): the loop keeps listening, up to the fallback
+    /// silence. A UI can show that it is waiting for more.
+    StillListening { p_complete: f32 },
     /// A provisional transcript of the utterance in progress.
     PartialTranscript { text: String },
     /// The final transcript of an utterance; `turn` is the reply it starts, if any.

@@ -33,6 +33,7 @@ pub use error::TtsError;
 pub use fallback::FallbackVoice;
 pub use normalize::normalize;
 pub use piper::config::PiperConfig;
+pub use piper::model::environment as onnx_environment;
 pub use piper::voice::{PiperOptions, PiperVoice};
 pub use resample::{MAX_SAMPLE_RATE, MIN_SAMPLE_RATE, resample};
 pub use segment::{Segmenter, SegmenterConfig};

@@ -46,11 +46,71 @@ pub struct ConverseArgs {
     /// few cores (0 = never pause).
     #[arg(long, default_value_t = 1500)]
     pub first_audio_gate_ms: u64,
-    /// Silence that ends a user turn (raise it for clips with long pauses).
+    /// Silence that ends a user turn in `--endpoint fixed` (raise it for clips with long
+    /// pauses).
     #[arg(long, default_value_t = 400)]
     pub end_silence_ms: u64,
     #[command(flatten)]
+    pub endpoint: EndpointChoice,
+    #[command(flatten)]
     pub chat: ChatChoice,
+}
+
+/// How turns end, shared by `converse` and `talk`.
+#[derive(Args, Clone, Debug)]
+pub struct EndpointChoice {
+    /// How the end of a turn is decided: `smart` (the end-of-turn classifier, after a short
+    /// pause; the fixed silence if its model is not installed) or `fixed` (a silence of
+    /// --end-silence-ms).
+    #[arg(long = "endpoint", default_value = "smart")]
+    pub mode: pocket_pipeline::EndpointMode,
+    /// Smart: P(complete) at which a pause ends the turn.
+    #[arg(long, default_value_t = 0.5)]
+    pub turn_threshold: f32,
+    /// Smart: silence at which the classifier's answer is used.
+    #[arg(long, default_value_t = 200)]
+    pub turn_decide_ms: u64,
+    /// Smart: silence that ends the turn even when the classifier says it is not complete.
+    #[arg(long, default_value_t = 1200)]
+    pub turn_fallback_ms: u64,
+}
+
+impl Default for EndpointChoice {
+    fn default() -> Self {
+        let smart = pocket_pipeline::SmartEndpoint::default();
+        Self {
+            mode: pocket_pipeline::EndpointMode::default(),
+            turn_threshold: smart.threshold,
+            turn_decide_ms: smart.decide_after.as_millis() as u64,
+            turn_fallback_ms: smart.fallback.as_millis() as u64,
+        }
+    }
+}
+
+impl EndpointChoice {
+    /// The endpointer settings for this choice and the fixed rule's `end_silence_ms`.
+    pub fn config(&self, end_silence_ms: u64) -> pocket_pipeline::EndpointConfig {
+        let defaults = pocket_pipeline::EndpointConfig::default();
+        pocket_pipeline::EndpointConfig {
+            end_silence: Duration::from_millis(end_silence_ms),
+            mode: self.mode,
+            smart: pocket_pipeline::SmartEndpoint {
+                ask_after: defaults
+                    .smart
+                    .ask_after
+                    .min(Duration::from_millis(self.turn_decide_ms)),
+                decide_after: Duration::from_millis(self.turn_decide_ms),
+                threshold: self.turn_threshold,
+                fallback: Duration::from_millis(self.turn_fallback_ms),
+            },
+            ..defaults
+        }
+    }
+
+    /// Whether the classifier is worth loading.
+    pub fn wants_classifier(&self) -> bool {
+        self.mode == pocket_pipeline::EndpointMode::Smart
+    }
 }
 
 /// The chat model and its history policy, shared by `converse`, `talk` and `demo`.
@@ -113,9 +173,10 @@ pub fn run_with(store: &Store, args: &ConverseArgs) -> Result<Report> {
         .iter()
         .map(|p| wav::read_mono(p, 16_000).with_context(|| format!("reading {}", p.display())))
         .collect::<Result<Vec<_>>>()?;
-    let opts = args
+    let mut opts = args
         .chat
         .engine_options(args.threads, pace == Pace::Realtime);
+    opts.turn_classifier = args.endpoint.wants_classifier();
     let loaded = load_default(store, &opts)?;
     for w in &loaded.warnings {
         eprintln!("note: {w}");
@@ -126,10 +187,7 @@ pub fn run_with(store: &Store, args: &ConverseArgs) -> Result<Report> {
         echo_cancel: false,
         first_audio_gate: (args.first_audio_gate_ms > 0)
             .then(|| Duration::from_millis(args.first_audio_gate_ms)),
-        endpoint: pocket_pipeline::EndpointConfig {
-            end_silence: Duration::from_millis(args.end_silence_ms),
-            ..Default::default()
-        },
+        endpoint: args.endpoint.config(args.end_silence_ms),
         // A finite run: the report lists every turn.
         kept_records: usize::MAX,
         ..PipelineConfig::default()
@@ -217,6 +275,11 @@ pub fn print_event(e: &Stamped) {
     let mut out = std::io::stdout().lock();
     let _ = match &e.event {
         Event::SpeechStarted => write!(out, "\n[{:>8.0} ms] (you are speaking)", e.at_ms),
+        Event::StillListening { p_complete } => write!(
+            out,
+            " (still listening: done {:.0}%)",
+            f64::from(*p_complete) * 100.0
+        ),
         Event::FinalTranscript { text, turn } if turn.is_some() => {
             writeln!(out, "\n[{:>8.0} ms] you: {text}", e.at_ms)
         }

@@ -12,7 +12,7 @@ use clap::Args;
 use pocket_assets::Store;
 use pocket_tts::{FallbackVoice, Voice};
 
-use super::converse::{ChatChoice, ConverseArgs, PaceArg, print_summary, run_with};
+use super::converse::{ChatChoice, ConverseArgs, EndpointChoice, PaceArg, print_summary, run_with};
 
 /// What the demo asks: everyday questions with one right answer.
 pub const DEMO_QUESTIONS: [&str; 4] = [
@@ -70,6 +70,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
             end_silence_ms: pocket_pipeline::EndpointConfig::default()
                 .end_silence
                 .as_millis() as u64,
+            endpoint: EndpointChoice::default(),
             chat: args.chat.clone(),
         },
     )?;

@@ -9,7 +9,7 @@ use pocket_pipeline::engines::default::load_default;
 use pocket_pipeline::{Pipeline, PipelineConfig};
 use std::io::BufRead;
 
-use super::converse::{ChatChoice, print_event, print_summary};
+use super::converse::{ChatChoice, EndpointChoice, print_event, print_summary};
 
 #[derive(Args)]
 pub struct TalkArgs {
@@ -19,19 +19,27 @@ pub struct TalkArgs {
     /// Turn echo cancellation off (headphones).
     #[arg(long)]
     pub no_echo_cancel: bool,
+    /// Silence that ends a turn in `--endpoint fixed`.
+    #[arg(long, default_value_t = 400)]
+    pub end_silence_ms: u64,
+    #[command(flatten)]
+    pub endpoint: EndpointChoice,
     #[command(flatten)]
     pub chat: ChatChoice,
 }
 
 pub fn run(args: TalkArgs) -> Result<()> {
     let store = Store::open_default()?;
-    let loaded = load_default(&store, &args.chat.engine_options(args.threads, true))?;
+    let mut opts = args.chat.engine_options(args.threads, true);
+    opts.turn_classifier = args.endpoint.wants_classifier();
+    let loaded = load_default(&store, &opts)?;
     for w in &loaded.warnings {
         eprintln!("note: {w}");
     }
     let config = PipelineConfig {
         output_rate: default_output_rate()?,
         echo_cancel: !args.no_echo_cancel,
+        endpoint: args.endpoint.config(args.end_silence_ms),
         ..PipelineConfig::default()
     };
     let (pipeline, ports) = Pipeline::start(loaded.engines, config)?;

@@ -106,6 +106,8 @@ struct Cut {
 struct Utterance {
     speech_end: Option<Duration>,
     eou: Option<Duration>,
+    turn_p: Option<f32>,
+    turn_took: Option<Duration>,
 }
 
 pub(crate) struct Conductor {
@@ -210,15 +212,22 @@ impl Conductor {
                 utt,
                 speech_end,
                 eou,
+                turn_p,
+                turn_took,
             } => {
                 run.utts.push((
                     utt,
                     Utterance {
                         speech_end: Some(speech_end),
                         eou: Some(eou),
+                        turn_p,
+                        turn_took,
                     },
                 ));
                 self.emit(run, Event::SpeechStopped);
+            }
+            Report::TurnPending { p_complete } => {
+                self.emit(run, Event::StillListening { p_complete });
             }
             Report::Partial { text } => {
                 self.emit(run, Event::PartialTranscript { text: text.clone() });
@@ -394,6 +403,8 @@ impl Conductor {
             speech_end: utt.speech_end.map(ms),
             eou: utt.eou.map(ms),
             asr_final: Some(ms(asr_final)),
+            turn_classifier_ms: utt.turn_took.map(ms),
+            turn_complete_p: utt.turn_p.map(f64::from),
             ..TurnMetrics::default()
         };
         self.emit(

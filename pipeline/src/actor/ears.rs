@@ -1,9 +1,13 @@
 //! The capture actor: echo cancellation, speech detection and endpointing with debounce and a
-//! pre-roll, push-to-talk, and utterance audio streamed to the recognizer.
+//! pre-roll, push-to-talk, and utterance audio streamed to the recognizer. A turn ends after a
+//! fixed silence, or (smart endpointing) when the end-of-turn classifier says it is complete
+//! (see `turn_end`), with a longer silence as the fallback.
 
 use std::collections::VecDeque;
 use std::time::Duration;
 
+use super::judge::TurnVerdict;
+use super::turn_end::{Decision, SmartEnd};
 use super::{AsrMsg, EarsCtl, MicFrame, Report};
 use crate::chan::{Mail, Mailbox, Tx};
 use crate::clock::Clock;
@@ -46,6 +50,8 @@ pub(crate) struct Ears {
     pub(crate) asr: Tx<AsrMsg>,
     pub(crate) report: Tx<Report>,
     pub(crate) clock: Clock,
+    /// Smart endpointing (`None`: the fixed `end_silence` rule).
+    pub(crate) smart: Option<SmartEnd>,
 }
 
 struct State {
@@ -132,13 +138,8 @@ impl Ears {
             Phase::Quiet => {
                 if voiced {
                     st.peak = level;
-                    st.utt += 1;
-                    let utt = st.utt;
-                    self.asr.send(AsrMsg::Begin { utt });
-                    for f in st.preroll.drain(..) {
-                        self.asr.send(AsrMsg::Audio { utt, frame: f });
-                    }
-                    self.asr.send(AsrMsg::Audio { utt, frame });
+                    self.begin_utterance(st);
+                    self.hear(st.utt, frame);
                     st.phase = Phase::Onset {
                         voiced: TICK,
                         silence: Duration::ZERO,
@@ -152,7 +153,7 @@ impl Ears {
                 }
             }
             Phase::Onset { voiced: v, silence } => {
-                self.asr.send(AsrMsg::Audio { utt: st.utt, frame });
+                self.hear(st.utt, frame);
                 st.peak = st.peak.max(level);
                 if voiced {
                     *v += TICK;
@@ -171,20 +172,35 @@ impl Ears {
                 last_voiced,
                 length,
             } => {
-                self.asr.send(AsrMsg::Audio { utt: st.utt, frame });
+                self.hear(st.utt, frame);
                 *length += TICK;
                 st.peak = st.peak.max(level);
                 let quiet = level < st.peak * QUIET_BELOW_PEAK;
-                if voiced && (st.ptt || !quiet) {
+                let speaking = voiced && (st.ptt || !quiet);
+                if speaking {
                     *silence = Duration::ZERO;
                     *last_voiced = frame.at;
                 } else {
                     *silence += TICK;
                 }
-                let ended = !st.ptt && *silence >= self.cfg.end_silence;
-                if ended || *length >= self.cfg.max_utterance {
+                let decision = match &mut self.smart {
+                    // Push-to-talk: the release ends the turn, never a pause.
+                    _ if st.ptt => Decision::Wait,
+                    Some(smart) if speaking => {
+                        smart.speech();
+                        Decision::Wait
+                    }
+                    Some(smart) => smart.silence(*silence),
+                    None if *silence >= self.cfg.end_silence => Decision::End(None),
+                    None => Decision::Wait,
+                };
+                let forced = *length >= self.cfg.max_utterance;
+                if let Decision::End(verdict) = decision {
                     let speech_end = *last_voiced;
-                    self.end_utterance(st, speech_end, frame.at);
+                    self.end_utterance(st, speech_end, frame.at, verdict);
+                } else if forced {
+                    let speech_end = *last_voiced;
+                    self.end_utterance(st, speech_end, frame.at, None);
                 }
             }
         }
@@ -203,12 +219,42 @@ impl Ears {
         }
     }
 
-    fn end_utterance(&mut self, st: &mut State, speech_end: Duration, eou: Duration) {
+    /// Starts utterance `st.utt + 1` with the pre-roll.
+    fn begin_utterance(&mut self, st: &mut State) {
+        st.utt += 1;
+        let utt = st.utt;
+        self.asr.send(AsrMsg::Begin { utt });
+        if let Some(smart) = &mut self.smart {
+            smart.begin();
+        }
+        let preroll: Vec<MicFrame> = st.preroll.drain(..).collect();
+        for frame in preroll {
+            self.hear(utt, frame);
+        }
+    }
+
+    /// Utterance audio: to the recognizer, and kept for the end-of-turn classifier.
+    fn hear(&mut self, utt: u64, frame: MicFrame) {
+        if let Some(smart) = &mut self.smart {
+            smart.hear(&frame.samples);
+        }
+        self.asr.send(AsrMsg::Audio { utt, frame });
+    }
+
+    fn end_utterance(
+        &mut self,
+        st: &mut State,
+        speech_end: Duration,
+        eou: Duration,
+        verdict: Option<TurnVerdict>,
+    ) {
         let utt = st.utt;
         self.report.send(Report::SpeechStopped {
             utt,
             speech_end,
             eou,
+            turn_p: verdict.and_then(|v| v.p),
+            turn_took: verdict.map(|v| v.took),
         });
         self.asr.send(AsrMsg::End { utt });
         st.phase = Phase::Quiet;
@@ -230,12 +276,7 @@ impl Ears {
         match (&st.phase, down) {
             (Phase::Quiet, true) => {
                 st.peak = 0.0;
-                st.utt += 1;
-                let utt = st.utt;
-                self.asr.send(AsrMsg::Begin { utt });
-                for f in st.preroll.drain(..) {
-                    self.asr.send(AsrMsg::Audio { utt, frame: f });
-                }
+                self.begin_utterance(st);
                 st.phase = Phase::Onset {
                     voiced: Duration::ZERO,
                     silence: Duration::ZERO,
@@ -247,7 +288,7 @@ impl Ears {
                 if matches!(st.phase, Phase::Onset { .. }) {
                     self.drop_utterance(st);
                 } else {
-                    self.end_utterance(st, now, now);
+                    self.end_utterance(st, now, now, None);
                 }
             }
             _ => {}

@@ -12,9 +12,11 @@ pub(crate) mod asr;
 pub(crate) mod brain;
 pub(crate) mod conductor;
 pub(crate) mod ears;
+pub(crate) mod judge;
 pub(crate) mod monitor;
 pub(crate) mod mouth;
 pub(crate) mod pace;
+pub(crate) mod turn_end;
 
 /// A reply's identity and its cancel flag (set on barge-in; engines poll it).
 #[derive(Debug, Clone)]
@@ -93,6 +95,14 @@ pub(crate) enum Report {
         utt: u64,
         speech_end: Duration,
         eou: Duration,
+        /// Smart endpointing: the classifier's P(complete) at the pause that ended the turn...
+        turn_p: Option<f32>,
+        /// ...and its time on it.
+        turn_took: Option<Duration>,
+    },
+    /// The user paused and the classifier judged the turn not complete: still listening.
+    TurnPending {
+        p_complete: f32,
     },
     Partial {
         text: String,
@@ -164,7 +174,10 @@ impl Report {
     /// Which stage sent it (events are tagged with it; see `Stamped::source`).
     pub(crate) fn source(&self) -> u8 {
         match self {
-            Report::SpeechStarted | Report::SpeechDiscarded | Report::SpeechStopped { .. } => 0,
+            Report::SpeechStarted
+            | Report::SpeechDiscarded
+            | Report::SpeechStopped { .. }
+            | Report::TurnPending { .. } => 0,
             Report::Partial { .. } | Report::EarlyFinal { .. } | Report::Final { .. } => 1,
             Report::FirstToken { .. }
             | Report::Piece { .. }

@@ -1,7 +1,8 @@
 //! The one entry point that loads a complete engine set through the asset store, for the CLI
 //! and the app alike: Silero VAD (earshot if its file is missing), Whisper tiny.en, a chat
 //! model (SmolLM2-135M-Instruct by default) with the voice policy, the Piper joe voice (or
-//! the built-in fallback voice) and the TTS crate's segmenter.
+//! the built-in fallback voice), the TTS crate's segmenter and the Smart Turn end-of-turn
+//! classifier (turns end after a fixed silence if its model is missing).
 
 use pocket_assets::{Store, ids};
 
@@ -9,6 +10,7 @@ use super::Engines;
 use super::asr::{VadDetector, WhisperTranscriber};
 use super::llm::{LlmChat, VoiceChatConfig};
 use super::tts::{ReplySegmenter, VoiceSpeaker};
+use super::turn::SmartTurnClassifier;
 use crate::PipelineError;
 
 /// The chat models `load_default` knows: asset id and GGUF file name.
@@ -38,6 +40,8 @@ pub struct EngineOptions {
     /// The chat's system prompt, sampler and reply limits (its `threads` is set from
     /// `threads`).
     pub chat: VoiceChatConfig,
+    /// Load the end-of-turn classifier (for `EndpointMode::Smart`).
+    pub turn_classifier: bool,
 }
 
 impl Default for EngineOptions {
@@ -48,6 +52,7 @@ impl Default for EngineOptions {
             model: ids::SMOLLM2.to_string(),
             fallback_voice: false,
             chat: VoiceChatConfig::default(),
+            turn_classifier: true,
         }
     }
 }
@@ -83,6 +88,8 @@ pub struct LoadedEngines {
     pub model: String,
     /// Which speech detector runs: "silero" or "earshot".
     pub vad: &'static str,
+    /// The end-of-turn classifier loaded (smart endpointing is possible).
+    pub turn_classifier: bool,
     /// What fell back and why (no Silero weights, no Piper voice), for the user to see.
     pub warnings: Vec<String>,
 }
@@ -136,7 +143,22 @@ pub fn load_default(store: &Store, opts: &EngineOptions) -> Result<LoadedEngines
         }
         chosen.voice
     };
+    // One thread: it runs beside the recognizer's final decode, on the pause.
+    let turn = if opts.turn_classifier {
+        match SmartTurnClassifier::load(store, 1) {
+            Ok(t) => Some(Box::new(t) as Box<dyn super::TurnClassifier>),
+            Err(e) => {
+                warnings.push(format!(
+                    "turns end after a fixed silence (no end-of-turn classifier): {e}"
+                ));
+                None
+            }
+        }
+    } else {
+        None
+    };
     Ok(LoadedEngines {
+        turn_classifier: turn.is_some(),
         voice_rate: voice.sample_rate(),
         voice: voice.name().to_string(),
         model: opts.model.clone(),
@@ -148,6 +170,7 @@ pub fn load_default(store: &Store, opts: &EngineOptions) -> Result<LoadedEngines
             chat: Box::new(chat),
             segmenter: Box::new(ReplySegmenter::default()),
             speaker: Box::new(VoiceSpeaker(voice)),
+            turn,
         },
     })
 }

@@ -46,6 +46,13 @@ pub trait Transcriber: Send {
     fn finish(&mut self) -> EngineResult<String>;
 }
 
+/// Semantic end of turn: is the user done, or only pausing?
+pub trait TurnClassifier: Send {
+    /// The probability (0..=1) that the turn in `audio` is complete: 16 kHz mono, the turn so
+    /// far including the pause it is asked in.
+    fn complete_probability(&mut self, audio: &[f32]) -> EngineResult<f32>;
+}
+
 /// How a reply ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReplyEnd {
@@ -123,6 +130,8 @@ pub struct Engines {
     pub chat: Box<dyn ChatEngine>,
     pub segmenter: Box<dyn TextSegmenter>,
     pub speaker: Box<dyn Speaker>,
+    /// The end-of-turn classifier; `None`: turns end after a fixed silence.
+    pub turn: Option<Box<dyn TurnClassifier>>,
 }
 
 pub mod asr;
@@ -130,3 +139,4 @@ pub mod default;
 pub mod energy;
 pub mod llm;
 pub mod tts;
+pub mod turn;

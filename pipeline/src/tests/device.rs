@@ -111,6 +111,7 @@ pub(super) fn mock_engines(finals: &[&str], replies: Vec<Vec<&'static str>>) -> 
             seed: 5,
             fail_on: None,
         }),
+        turn: None,
     }
 }
 

@@ -39,7 +39,10 @@ fn spoken_questions_get_spoken_answers_on_the_default_models() {
         output_rate: rate,
         echo_cancel: false,
         endpoint: crate::config::EndpointConfig {
-            // jfk.wav pauses for over a second between its phrases.
+            // jfk.wav pauses for over a second between its phrases: one turn per clip needs
+            // the fixed rule with a long silence (this test is about the engines, not about
+            // turn-taking; tests/smart_turn.rs and bench/turn-taking.sh cover that).
+            mode: crate::config::EndpointMode::Fixed,
             end_silence: Duration::from_millis(1500),
             ..Default::default()
         },

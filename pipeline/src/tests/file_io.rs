@@ -39,6 +39,7 @@ fn converse_fast_writes_replies_and_a_complete_report() {
             seed: 3,
             fail_on: None,
         }),
+        turn: None,
     };
     let config = PipelineConfig {
         output_rate: 24_000,

@@ -13,7 +13,7 @@ use crate::clock::Clock;
 use crate::config::PipelineConfig;
 use crate::engines::energy::EnergyDetector;
 use crate::engines::tts::ReplySegmenter;
-use crate::engines::{ChatEngine, Engines, SpeechDetector};
+use crate::engines::{ChatEngine, Engines, SpeechDetector, TurnClassifier};
 use crate::handle::{ErrorReporter, MicSender, Pipeline, PipelineHandle};
 use crate::sim::{Activity, Sim};
 use crate::types::{Event, Stamped};
@@ -41,6 +41,8 @@ pub(crate) struct Setup {
     pub(crate) tts_fails_on: Option<&'static str>,
     /// A chat engine instead of the scripted one (`replies` are then unused).
     pub(crate) chat: Option<Box<dyn ChatEngine>>,
+    /// An end-of-turn classifier (smart endpointing when the config asks for it).
+    pub(crate) turn: Option<Box<dyn TurnClassifier>>,
 }
 
 impl Default for Setup {
@@ -66,6 +68,7 @@ impl Default for Setup {
             early_final_after_ms: None,
             tts_fails_on: None,
             chat: None,
+            turn: None,
         }
     }
 }
@@ -124,6 +127,7 @@ impl Harness {
                 seed: 7,
                 fail_on: setup.tts_fails_on,
             }),
+            turn: setup.turn,
         };
         let (pipeline, ports) =
             Pipeline::start_with(engines, setup.config, clock, activity).expect("pipeline starts");
@@ -266,6 +270,7 @@ pub(crate) fn short(e: &Event) -> String {
         Event::State { state } => format!("state {state:?}"),
         Event::SpeechStarted => "speech started".into(),
         Event::SpeechStopped => "speech stopped".into(),
+        Event::StillListening { p_complete } => format!("still listening {p_complete:.2}"),
         Event::PartialTranscript { text } => format!("partial {text:?}"),
         Event::FinalTranscript { text, turn } => {
             format!("final {text:?} -> {}", turn.map(|t| t.0).unwrap_or(0))

@@ -12,3 +12,4 @@ mod model_file;
 mod pulse;
 mod real_asr;
 mod scenarios;
+mod smart_turn;

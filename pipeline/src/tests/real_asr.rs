@@ -42,6 +42,7 @@ fn jfk_through_the_ears_gives_the_transcript() {
             seed: 1,
             fail_on: None,
         }),
+        turn: None,
     };
     let config = PipelineConfig {
         echo_cancel: false,

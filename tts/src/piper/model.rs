@@ -10,8 +10,10 @@ use std::sync::Mutex;
 /// The process's one ONNX Runtime environment (ONNX Runtime allows one per process).
 static ENVIRONMENT: Mutex<Option<(PathBuf, ort::environment::Environment)>> = Mutex::new(None);
 
-/// Loads ONNX Runtime from `library` once per process and returns the environment.
-fn environment(library: &Path) -> Result<ort::environment::Environment, TtsError> {
+/// Loads ONNX Runtime from `library` once per process and returns the environment. Every
+/// ONNX model of the process (the end-of-turn classifier too) takes its sessions from this
+/// one: ONNX Runtime allows a single environment per process.
+pub fn environment(library: &Path) -> Result<ort::environment::Environment, TtsError> {
     let runtime_err = |detail: String| TtsError::Runtime {
         path: library.to_path_buf(),
         detail,

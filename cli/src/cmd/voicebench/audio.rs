@@ -30,7 +30,8 @@ pub struct AudioSetup {
     pub pace: Pace,
     /// Stop each reply as soon as its first audio plays (ttft).
     pub stop_at_first_audio: bool,
-    pub end_silence: Duration,
+    /// How turns end (fixed silence or the end-of-turn classifier).
+    pub endpoint: pocket_pipeline::EndpointConfig,
     pub first_audio_gate: Option<Duration>,
     /// Where to save each spoken reply (`<dir>/<key>.wav`), if at all.
     pub audio_dir: Option<PathBuf>,
@@ -56,10 +57,7 @@ impl AudioAnswerer {
             output_rate: loaded.voice_rate,
             echo_cancel: false,
             first_audio_gate: setup.first_audio_gate,
-            endpoint: pocket_pipeline::EndpointConfig {
-                end_silence: setup.end_silence,
-                ..Default::default()
-            },
+            endpoint: setup.endpoint.clone(),
             ..PipelineConfig::default()
         };
         let (pipeline, ports) = Pipeline::start(loaded.engines, config)?;

@@ -19,7 +19,7 @@ use super::progress::Progress;
 use super::spec::{Modality, Shard, output_path};
 use super::text::TextAnswerer;
 use super::worker::{Answerer, Factory, run_pool};
-use crate::cmd::converse::{ChatChoice, PaceArg};
+use crate::cmd::converse::{ChatChoice, EndpointChoice, PaceArg};
 
 #[derive(Args)]
 pub struct RunArgs {
@@ -59,9 +59,11 @@ pub struct RunArgs {
     /// Sampler seed (the default greedy decoding does not use it).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Silence that ends a user turn.
+    /// Silence that ends a user turn in `--endpoint fixed`.
     #[arg(long, default_value_t = 400)]
     pub end_silence_ms: u64,
+    #[command(flatten)]
+    pub endpoint: EndpointChoice,
     /// The LLM's pause for synthesis before the first chunk (see `pocket converse`).
     #[arg(long, default_value_t = 1500)]
     pub first_audio_gate_ms: u64,
@@ -138,6 +140,7 @@ fn make_factory(args: &RunArgs, jobs: usize) -> Result<Factory> {
     };
     let mut opts = args.chat.engine_options(threads, pace == Pace::Realtime);
     opts.chat.sampler.seed = args.seed;
+    opts.turn_classifier = args.endpoint.wants_classifier();
     match args.modality {
         Modality::Text => {
             if args.save_audio {
@@ -169,7 +172,7 @@ fn make_factory(args: &RunArgs, jobs: usize) -> Result<Factory> {
                 engines: opts,
                 pace,
                 stop_at_first_audio: args.modality == Modality::Ttft,
-                end_silence: Duration::from_millis(args.end_silence_ms),
+                endpoint: args.endpoint.config(args.end_silence_ms),
                 first_audio_gate: (args.first_audio_gate_ms > 0)
                     .then(|| Duration::from_millis(args.first_audio_gate_ms)),
                 audio_dir,

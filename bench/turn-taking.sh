@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Turn-taking: fixed silence endpointing against the end-of-turn classifier ("smart"), side by
+# side on one test set. Speaks bench/turn-taking.txt with three voices the product does not
+# speak with; every third sentence (a different third per voice) gets a 500-900 ms pause at its
+# phrase boundary ("What is the capital of ... France?"), cut into the whole sentence's audio
+# (bench/turn_taking_clip.py) so the words before it keep their mid-sentence intonation. Each voice's clips run through the
+# whole loop (`pocket converse --pace realtime`) once per endpoint mode. Reports per mode:
+#   false cuts  - paused clips whose turn ended before their true end of speech (the loop
+#                 answered half a sentence);
+#   first audio - P50/P90 from the true end of speech to the reply's first sample.
+# Usage: [POCKET=binary] [PER_VOICE=n] bench/turn-taking.sh WORKDIR
+# (PER_VOICE: the first n sentences of each voice, for a shorter run; default all 20.)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+WORK=${1:?usage: bench/turn-taking.sh WORKDIR}
+PER_VOICE=${PER_VOICE:-1000}
+# POCKET=path/to/pocket uses that binary instead of building one.
+if [ -z "${POCKET:-}" ]; then
+  cargo build --release --quiet -p pocket-cli
+  POCKET="${CARGO_TARGET_DIR:-target}/release/pocket"
+fi
+. bench/lib/speak.sh
+need_voices
+VOICES=(flite-slt flite-awb espeak-en-us+m3)
+mkdir -p "$WORK"
+v=0
+for voice in "${VOICES[@]}"; do
+  dir="$WORK/$voice"
+  mkdir -p "$dir"
+  : > "$dir/list.tsv"
+  i=0
+  while IFS= read -r line; do
+    [[ -z "$line" || "$line" == \#* ]] && continue
+    ((i < PER_VOICE)) || break
+    first=${line%%|*}; rest=${line#*|}
+    first=$(echo "$first" | sed 's/ *$//'); rest=$(echo "$rest" | sed 's/^ *//')
+    f="$dir/$(printf %02d "$i").wav"
+    pause_ms=0
+    if (( (i + v) % 3 == 0 )); then
+      # 500..900 ms, spread over the paused clips.
+      pause_ms=$(( 500 + (i * 137 + v * 61) % 401 ))
+    fi
+    if [ ! -s "$f" ]; then
+      if ((pause_ms > 0)); then
+        # The whole sentence, paused inside (its first phrase alone would sound finished).
+        speak_trimmed "$voice" "$first $rest" "$f.whole.wav"
+        speak_trimmed "$voice" "$first" "$f.first.wav"
+        python3 bench/turn_taking_clip.py "$f.whole.wav" "$f.first.wav" "$pause_ms" "$f" >/dev/null
+        rm -f "$f.whole.wav" "$f.first.wav"
+      else
+        speak "$voice" "$first $rest" "$f" 0.6
+      fi
+    fi
+    printf '%s\t%s\t%s\n' "$f" "$pause_ms" "$first $rest" >> "$dir/list.tsv"
+    i=$((i + 1))
+  done < bench/turn-taking.txt
+  v=$((v + 1))
+done
+# Voice by voice, both modes back to back (similar load for both; a cut-short run stays fair).
+for voice in "${VOICES[@]}"; do
+  for mode in fixed smart; do
+    dir="$WORK/$voice"
+    inputs=()
+    while IFS=$'\t' read -r f _; do inputs+=(--input "$f"); done < "$dir/list.tsv"
+    echo "== $mode $voice (${#inputs[@]} args)" >&2
+    "$POCKET" converse --pace realtime --threads 2 --endpoint "$mode" "${inputs[@]}" \
+      --output "$dir/$mode.wav" --report "$dir/$mode.json" --quiet
+  done
+done
+uptime > "$WORK/load.txt"
+python3 bench/turn_taking_report.py "$WORK" "${VOICES[@]}"

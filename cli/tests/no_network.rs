@@ -90,7 +90,7 @@ fn a_conversation_opens_no_network_socket() {
             "--input",
             &path(&clip),
         ])
-        // The default smart endpointing: the end-of-turn classifier loads and runs too (jfk.wav's
+        // Smart endpointing, so the end-of-turn classifier loads and runs too (jfk.wav's
         // pauses may make more than one turn; one answered is enough here).
         .args(["--endpoint", "smart"])
         .args(["--output", &path(&output), "--report", &path(&report)])

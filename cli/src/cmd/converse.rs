@@ -59,10 +59,10 @@ pub struct ConverseArgs {
 /// How turns end, shared by `converse` and `talk`.
 #[derive(Args, Clone, Debug)]
 pub struct EndpointChoice {
-    /// How the end of a turn is decided: `smart` (the end-of-turn classifier, after a short
-    /// pause; the fixed silence if its model is not installed) or `fixed` (a silence of
-    /// --end-silence-ms).
-    #[arg(long = "endpoint", default_value = "smart")]
+    /// How the end of a turn is decided: `fixed` (a silence of --end-silence-ms; the
+    /// faster) or `smart` (the end-of-turn classifier, after a short pause: fewer cuts of a
+    /// user who pauses mid-sentence; the fixed silence if its model is not installed).
+    #[arg(long = "endpoint", default_value = "fixed")]
     pub mode: pocket_pipeline::EndpointMode,
     /// Smart: P(complete) at which a pause ends the turn.
     #[arg(long, default_value_t = 0.5)]

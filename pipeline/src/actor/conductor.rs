@@ -99,6 +99,9 @@ struct Cut {
     cause: Cause,
     /// When the user's onset was detected (for the stop-time measurement).
     detected_at: Duration,
+    /// A reply paused at the onset and cut later: what had been heard when it paused (taken
+    /// at the cut, before the next turn's synthesis replaces the timeline).
+    heard_at_hold: Option<String>,
 }
 
 /// The latest utterance's endpoint times.
@@ -231,13 +234,15 @@ impl Conductor {
             }
             Report::Partial { text } => {
                 self.emit(run, Event::PartialTranscript { text: text.clone() });
-                if let Some(h) = &run.hold {
-                    let too_long = self
+                // The words decide at the final: a partial of a short sound is often a
+                // hallucination ("you", "bye"), and the reply is silent meanwhile anyway. Only
+                // speech going on past the hold limit cuts the reply off here.
+                if let Some(h) = &run.hold
+                    && self
                         .backchannel_hold
-                        .is_some_and(|limit| self.clock.now().saturating_sub(h.since) >= limit);
-                    if too_long || !is_backchannel(&text) {
-                        self.interrupt(run, Cause::UserSpeech);
-                    }
+                        .is_some_and(|limit| self.clock.now().saturating_sub(h.since) >= limit)
+                {
+                    self.interrupt(run, Cause::UserSpeech);
                 }
             }
             // Not an event: the user may still go on. The model starts on the words meanwhile
@@ -480,6 +485,16 @@ impl Conductor {
             self.playback.hold.store(false, Ordering::Release);
         }
         a.turn.cancel.store(true, Ordering::Release);
+        // Paused: the output is silent and its position frozen, so what was heard is known now.
+        let heard_at_hold = held.as_ref().map(|_| {
+            let st = &*self.playback;
+            let played = if st.cur_turn.load(Ordering::Acquire) == a.turn.id.0 {
+                st.cur_samples.load(Ordering::Acquire)
+            } else {
+                0
+            };
+            lock(&self.timeline).heard(a.turn.id.0, played)
+        });
         run.cuts.push(Cut {
             turn: a.turn,
             epoch,
@@ -488,6 +503,7 @@ impl Conductor {
             metrics: a.metrics,
             cause,
             detected_at: held.map_or_else(|| self.clock.now(), |h| h.since),
+            heard_at_hold,
         });
         self.set_state(run, State::Listening);
     }
@@ -512,7 +528,10 @@ impl Conductor {
 
     /// Settles a cut after `played` samples of its reply: the event, the history, the record.
     fn settle(&self, run: &Run, c: Cut, played: u64) {
-        let heard = lock(&self.timeline).heard(c.turn.id.0, played);
+        let heard = match c.heard_at_hold {
+            Some(h) => h,
+            None => lock(&self.timeline).heard(c.turn.id.0, played),
+        };
         let during = if played > 0 {
             InterruptedWhile::Speaking
         } else {

@@ -197,11 +197,13 @@ fn barge_in_while_thinking() {
             "paused 1",
             "text 1 \"Once\"",
             "partial \"no...\"",
-            "state Listening",
-            "interrupted 1 Thinking UserSpeech heard \"\"",
+            "text 1 \" upon\"",
+            "text 1 \" a time.\"",
             "speech stopped",
+            "state Listening",
             "final \"no wait, what time is it\" -> 3",
             "state Thinking",
+            "interrupted 1 Thinking UserSpeech heard \"\"",
             "text 3 \"Noon.\"",
             "audio started 3",
             "latency 3 complete=true",
@@ -210,12 +212,13 @@ fn barge_in_while_thinking() {
             "state Listening",
         ],
     );
-    // The reply was paused at the onset (its first piece still came) and cut off when the
-    // words were not a backchannel; nothing of it was heard, so the history keeps nothing.
+    // The reply was paused at the onset (the model finished it meanwhile) and cut off when the
+    // final words were not a backchannel; nothing of it was heard, so the history keeps
+    // nothing.
     assert_eq!(
         h.chat_calls(),
         vec![
-            "reply to \"tell me a story\": \"Once\" (Cancelled)",
+            "reply to \"tell me a story\": \"Once upon a time.\" (Complete)",
             "truncate to \"\"",
             "reply to \"no wait, what time is it\": \"Noon.\" (Complete)",
         ]
@@ -259,12 +262,12 @@ fn barge_in_while_speaking() {
             "speech started",
             "paused 1",
             "partial \"stop...\"",
-            "state Listening",
-            &format!("interrupted 1 Speaking UserSpeech heard {heard:?}"),
             "speech stopped",
             "partial \"stop...\"",
+            "state Listening",
             "final \"stop\" -> 3",
             "state Thinking",
+            &format!("interrupted 1 Speaking UserSpeech heard {heard:?}"),
             "text 3 \"Okay.\"",
             "audio started 3",
             "latency 3 complete=true",
@@ -443,11 +446,11 @@ fn rapid_double_barge_in() {
             "speech started",
             "paused 1",
             "partial \"no,...\"",
-            "state Listening",
-            "interrupted 1 Speaking UserSpeech heard \"Once upon a time, there was a king who had\"",
             "speech stopped",
+            "state Listening",
             "final \"no, a poem\" -> 3",
             "state Thinking",
+            "interrupted 1 Speaking UserSpeech heard \"Once upon a time, there was a king who had\"",
             "text 3 \"Roses\"",
             "text 3 \" are red,\"",
             "text 3 \" violets are blue.\"",
@@ -457,11 +460,11 @@ fn rapid_double_barge_in() {
             "speech started",
             "paused 3",
             "partial \"actually,...\"",
-            "state Listening",
-            "interrupted 3 Speaking UserSpeech heard \"Roses\"",
             "speech stopped",
+            "state Listening",
             "final \"actually, the time\" -> 5",
             "state Thinking",
+            "interrupted 3 Speaking UserSpeech heard \"\"",
             "text 5 \"It is noon.\"",
             "audio started 5",
             "latency 5 complete=true",
@@ -476,7 +479,7 @@ fn rapid_double_barge_in() {
             "reply to \"tell me a story\": \"Once upon a time, there was a king who had three daughters.\" (Complete)",
             "truncate to \"Once upon a time, there was a king who had\"",
             "reply to \"no, a poem\": \"Roses are red, violets are blue.\" (Complete)",
-            "truncate to \"Roses\"",
+            "truncate to \"\"",
             "reply to \"actually, the time\": \"It is noon.\" (Complete)",
         ]
     );

@@ -4,15 +4,23 @@
 //! model load from GGML's row-major blocks; same byte size as the original.
 //!
 //! A group block covers one 32-column block of 8 rows. First come the block headers, one
-//! field at a time for rows 0..8 (Q4_1: `d: [f16; 8]` then `m: [f16; 8]`; Q8_0: `d`), then
-//! the quant bytes in chunks of 32: chunk `u` holds bytes `4u .. 4u+4` of each row's quants,
-//! row `r` at `4r .. 4r+4`. For Q4_1 (16 quant bytes) the low nibbles of chunk `u` are
-//! elements `4u..4u+4` and the high nibbles elements `16+4u..16+4u+4`; for Q8_0 (32 quant
-//! bytes) chunk `u` is elements `4u..4u+4`.
+//! field at a time for rows 0..8 (Q4_0 and Q8_0: `d: [f16; 8]`; Q4_1: `d` then
+//! `m: [f16; 8]`; Q5_0: `d` then `qh: [[u8; 4]; 8]`), then the quant bytes in chunks of 32:
+//! chunk `u` holds bytes `4u .. 4u+4` of each row's quants, row `r` at `4r .. 4r+4`. For the
+//! 4-bit formats (16 quant bytes) the low nibbles of chunk `u` are elements `4u..4u+4` and
+//! the high nibbles elements `16+4u..16+4u+4`; for Q8_0 (32 quant bytes) chunk `u` is
+//! elements `4u..4u+4`.
+//!
+//! Q5_0's fifth bits are also reordered, within each row's own 4 `qh` bytes, so that they line
+//! up with the quant chunks: bit `s` of byte `e` is the fifth bit of element `4s + e` (GGML:
+//! bit `4s + e` of the little-endian word). Chunk `u`'s low nibbles then take their fifth
+//! bits from bit `u` of the same byte position, its high nibbles from bit `4 + u`: one shift
+//! and mask per 8 rows. Everything is a permutation of the original bits: nothing is lost
+//! and the size is unchanged.
 
 use std::sync::Arc;
 
-use crate::quant::{BlockQ4_1, BlockQ8_0, QuantBlock};
+use crate::quant::{BlockQ4_0, BlockQ4_1, BlockQ5_0, BlockQ8_0, QuantBlock};
 use crate::{DType, KernelError};
 
 /// Rows per interleaved group.
@@ -35,10 +43,44 @@ pub const fn has_x8(dtype: DType) -> bool {
 /// Byte widths of the header fields before the quants, for formats with an x8 layout.
 const fn header_fields(dtype: DType) -> Option<&'static [usize]> {
     match dtype {
+        DType::Q4_0 | DType::Q8_0 => Some(&[2]),
         DType::Q4_1 => Some(&[2, 2]),
-        DType::Q8_0 => Some(&[2]),
+        DType::Q5_0 => Some(&[2, 4]),
         _ => None,
     }
+}
+
+/// Offset of the 4 fifth-bit bytes (`qh`) in a GGML block of `dtype`, for formats that have
+/// them; in the x8 layout they are reordered by [`spread_qh`].
+const fn qh_offset(dtype: DType) -> Option<usize> {
+    match dtype {
+        DType::Q5_0 => Some(2),
+        _ => None,
+    }
+}
+
+/// GGML's `qh` word (bit `j`: fifth bit of element `j`) to the x8 order: bit `s` of byte `e`
+/// is bit `4s + e` of the word.
+pub(crate) fn spread_qh(qh: [u8; 4]) -> [u8; 4] {
+    let w = u32::from_le_bytes(qh);
+    let mut out = [0u8; 4];
+    for (e, o) in out.iter_mut().enumerate() {
+        for s in 0..8 {
+            *o |= (((w >> (4 * s + e)) & 1) as u8) << s;
+        }
+    }
+    out
+}
+
+/// The inverse of [`spread_qh`].
+pub(crate) fn gather_qh(bytes: [u8; 4]) -> [u8; 4] {
+    let mut w = 0u32;
+    for (e, &b) in bytes.iter().enumerate() {
+        for s in 0..8 {
+            w |= u32::from((b >> s) & 1) << (4 * s + e);
+        }
+    }
+    w.to_le_bytes()
 }
 
 /// The bytes of one repacked matrix: a 64-byte-aligned range of a [`Slab`], shared with the
@@ -301,7 +343,11 @@ fn pack_groups(
             for r in 0..GROUP {
                 let row = &src[(gi * GROUP + r) * row_bytes + b * bb..][..bb];
                 for_each_piece(fields, bb, r, |from, to, len| {
-                    o[to..to + len].copy_from_slice(&row[from..from + len])
+                    o[to..to + len].copy_from_slice(&row[from..from + len]);
+                    if Some(from) == qh_offset(dtype) {
+                        let q: [u8; 4] = o[to..to + 4].try_into().unwrap_or_default();
+                        o[to..to + 4].copy_from_slice(&spread_qh(q));
+                    }
                 });
             }
         }
@@ -326,7 +372,11 @@ fn for_each_piece(fields: &[usize], bb: usize, r: usize, mut f: impl FnMut(usize
 fn unpack_block(dtype: DType, group_block: &[u8], r: usize, out: &mut [u8]) {
     if let Some(fields) = header_fields(dtype) {
         for_each_piece(fields, dtype.block_bytes(), r, |from, to, len| {
-            out[from..from + len].copy_from_slice(&group_block[to..to + len])
+            out[from..from + len].copy_from_slice(&group_block[to..to + len]);
+            if Some(from) == qh_offset(dtype) {
+                let q: [u8; 4] = out[from..from + 4].try_into().unwrap_or_default();
+                out[from..from + 4].copy_from_slice(&gather_qh(q));
+            }
         });
     }
 }
@@ -346,7 +396,9 @@ pub(crate) fn dequantize_row_x8(dtype: DType, cols: usize, data: &[u8], r: usize
         }
     }
     match dtype {
+        DType::Q4_0 => blocks::<BlockQ4_0>(dtype, data, cols / 32, r, out),
         DType::Q4_1 => blocks::<BlockQ4_1>(dtype, data, cols / 32, r, out),
+        DType::Q5_0 => blocks::<BlockQ5_0>(dtype, data, cols / 32, r, out),
         DType::Q8_0 => blocks::<BlockQ8_0>(dtype, data, cols / 32, r, out),
         _ => debug_assert!(false, "{dtype:?} has no x8 layout"),
     }
@@ -368,7 +420,7 @@ mod tests {
 
     #[test]
     fn repack_round_trips_and_places_quants_in_chunks() {
-        for dtype in [DType::Q4_1, DType::Q8_0] {
+        for dtype in [DType::Q4_0, DType::Q4_1, DType::Q5_0, DType::Q8_0] {
             let (rows, cols) = (16, 64);
             let bytes: Vec<u8> = (0..dtype.matrix_bytes(rows, cols).expect("size"))
                 .map(|i| (i * 7 + 3) as u8)
@@ -389,6 +441,21 @@ mod tests {
                 bytes[3 * rb + header + 4..3 * rb + header + 8]
             );
             let _ = bb;
+            if dtype == DType::Q5_0 {
+                // Row 3's fifth bits, reordered: byte e, bit s = element 4s + e.
+                let qh = u32::from_le_bytes(bytes[3 * rb + 2..3 * rb + 6].try_into().expect("4"));
+                let x8 = &p.as_slice()[16 + 12..16 + 16];
+                for j in 0..32 {
+                    assert_eq!(
+                        (qh >> j) & 1,
+                        u32::from((x8[j % 4] >> (j / 4)) & 1),
+                        "bit {j}"
+                    );
+                }
+            }
+        }
+        for w in [0u32, 1, 0x8000_0001, 0xDEAD_BEEF, u32::MAX] {
+            assert_eq!(gather_qh(spread_qh(w.to_le_bytes())), w.to_le_bytes());
         }
         assert!(repack_x8(DType::Q4_1, 12, 32, &[0; 240]).is_err());
         // Piecewise reading gives the same bytes.

@@ -22,7 +22,9 @@ pub(crate) const ACT_QUANT: ActQuant = ActQuant {
 pub(crate) fn tile_fn(dtype: DType, layout: Layout) -> Option<TileFn> {
     if layout == Layout::X8 {
         return match dtype {
+            DType::Q4_0 => Some(x8::tile_q4_0x8),
             DType::Q4_1 => Some(x8::tile_q4_1x8),
+            DType::Q5_0 => Some(x8::tile_q5_0x8),
             DType::Q8_0 => Some(x8::tile_q8_0x8),
             _ => None,
         };

@@ -15,12 +15,22 @@
 //! up with the quant chunks: bit `s` of byte `e` is the fifth bit of element `4s + e` (GGML:
 //! bit `4s + e` of the little-endian word). Chunk `u`'s low nibbles then take their fifth
 //! bits from bit `u` of the same byte position, its high nibbles from bit `4 + u`: one shift
-//! and mask per 8 rows. Everything is a permutation of the original bits: nothing is lost
-//! and the size is unchanged.
+//! and mask per 8 rows.
+//!
+//! Q4_K (256-column super-blocks, 1152-byte group blocks): `d: [f16; 8]`, `dmin: [f16; 8]`,
+//! then the 6-bit sub-block scales and mins of the 8 rows as three 32-byte planes, byte
+//! `8s + r` for sub-block pair `(s, 4 + s)` of row `r`: `L` = low nibbles of `sc[s]` |
+//! `sc[4+s]` << 4, `M` the same for the mins, `H` = the 2 high bits of `sc[s]`, `sc[4+s]`,
+//! `m[s]`, `m[4+s]` at bits 0, 2, 4, 6. A few shifts and masks give every scale of the group
+//! as a byte. Then the 128 quant bytes in 32 chunks as above (chunk `u`: bytes `4u..4u+4`, so
+//! chunks `8p .. 8p+8` are sub-blocks `2p` (low nibbles) and `2p+1` (high nibbles)).
+//!
+//! Everything is a permutation of the original bits: nothing is lost and the size is
+//! unchanged.
 
 use std::sync::Arc;
 
-use crate::quant::{BlockQ4_0, BlockQ4_1, BlockQ5_0, BlockQ8_0, QuantBlock};
+use crate::quant::{BlockQ4_0, BlockQ4_1, BlockQ4K, BlockQ5_0, BlockQ8_0, QuantBlock};
 use crate::{DType, KernelError};
 
 /// Rows per interleaved group.
@@ -46,8 +56,44 @@ const fn header_fields(dtype: DType) -> Option<&'static [usize]> {
         DType::Q4_0 | DType::Q8_0 => Some(&[2]),
         DType::Q4_1 => Some(&[2, 2]),
         DType::Q5_0 => Some(&[2, 4]),
+        DType::Q4_K => Some(&[2, 2, 12]),
         _ => None,
     }
+}
+
+/// Q4_K: the 8 rows' GGML scale fields, as the plain copy left them (row `r` at `12r`), to
+/// the x8 planes `L`, `M`, `H` (see the module docs), in place.
+fn q4k_scales_to_x8(region: &mut [u8]) {
+    let mut rows = [[0u8; 12]; GROUP];
+    for (r, row) in rows.iter_mut().enumerate() {
+        row.copy_from_slice(&region[12 * r..12 * r + 12]);
+    }
+    for (r, row) in rows.iter().enumerate() {
+        let (sc, m) = BlockQ4K::unpack_scales(row);
+        for s in 0..4 {
+            region[8 * s + r] = (sc[s] & 15) | (sc[4 + s] & 15) << 4;
+            region[32 + 8 * s + r] = (m[s] & 15) | (m[4 + s] & 15) << 4;
+            region[64 + 8 * s + r] =
+                (sc[s] >> 4) | (sc[4 + s] >> 4) << 2 | (m[s] >> 4) << 4 | (m[4 + s] >> 4) << 6;
+        }
+    }
+}
+
+/// Row `r`'s GGML scale field out of the x8 planes of a Q4_K group block's scale region.
+fn q4k_scales_from_x8(region: &[u8], r: usize) -> [u8; 12] {
+    let (mut sc, mut m) = ([0u8; 8], [0u8; 8]);
+    for s in 0..4 {
+        let (l, mm, h) = (
+            region[8 * s + r],
+            region[32 + 8 * s + r],
+            region[64 + 8 * s + r],
+        );
+        sc[s] = (l & 15) | (h & 3) << 4;
+        sc[4 + s] = (l >> 4) | ((h >> 2) & 3) << 4;
+        m[s] = (mm & 15) | ((h >> 4) & 3) << 4;
+        m[4 + s] = (mm >> 4) | (h >> 6) << 4;
+    }
+    BlockQ4K::pack_scales(&sc, &m)
 }
 
 /// Offset of the 4 fifth-bit bytes (`qh`) in a GGML block of `dtype`, for formats that have
@@ -288,7 +334,7 @@ pub fn repack_x8_from_in(
 ) -> Result<PackedBytes, KernelError> {
     let (fields, expected) = x8_layout(dtype, rows, cols)?;
     let mut out = arena.alloc(expected);
-    let row_bytes = dtype.block_bytes() * (cols / 32);
+    let row_bytes = dtype.block_bytes() * (cols / dtype.block_len());
     let groups_per_read = (256 * 1024 / (GROUP * row_bytes).max(1)).max(1);
     let mut buf = vec![0u8; groups_per_read * GROUP * row_bytes];
     let dst = out.as_mut_slice();
@@ -334,7 +380,7 @@ fn pack_groups(
     first: usize,
     dst: &mut [u8],
 ) {
-    let (bb, nb) = (dtype.block_bytes(), cols / 32);
+    let (bb, nb) = (dtype.block_bytes(), cols / dtype.block_len());
     let row_bytes = nb * bb;
     for gi in 0..src.len() / (GROUP * row_bytes).max(1) {
         let g = first + gi;
@@ -349,6 +395,9 @@ fn pack_groups(
                         o[to..to + 4].copy_from_slice(&spread_qh(q));
                     }
                 });
+            }
+            if dtype == DType::Q4_K {
+                q4k_scales_to_x8(&mut o[32..128]);
             }
         }
     }
@@ -378,6 +427,9 @@ fn unpack_block(dtype: DType, group_block: &[u8], r: usize, out: &mut [u8]) {
                 out[from..from + 4].copy_from_slice(&gather_qh(q));
             }
         });
+        if dtype == DType::Q4_K {
+            out[4..16].copy_from_slice(&q4k_scales_from_x8(&group_block[32..128], r));
+        }
     }
 }
 
@@ -386,8 +438,8 @@ pub(crate) fn dequantize_row_x8(dtype: DType, cols: usize, data: &[u8], r: usize
     fn blocks<B: QuantBlock>(dtype: DType, data: &[u8], nb: usize, r: usize, out: &mut [f32]) {
         let bb = dtype.block_bytes();
         let (g, rr) = (r / GROUP, r % GROUP);
-        let mut raw = [0u8; 64];
-        for (b, o) in out.chunks_exact_mut(32).enumerate().take(nb) {
+        let mut raw = [0u8; 256];
+        for (b, o) in out.chunks_exact_mut(B::LEN).enumerate().take(nb) {
             let gb = &data[(g * nb + b) * GROUP * bb..][..GROUP * bb];
             unpack_block(dtype, gb, rr, &mut raw[..bb]);
             // SAFETY: `raw` holds a whole block; every bit pattern is a valid block.
@@ -400,13 +452,14 @@ pub(crate) fn dequantize_row_x8(dtype: DType, cols: usize, data: &[u8], r: usize
         DType::Q4_1 => blocks::<BlockQ4_1>(dtype, data, cols / 32, r, out),
         DType::Q5_0 => blocks::<BlockQ5_0>(dtype, data, cols / 32, r, out),
         DType::Q8_0 => blocks::<BlockQ8_0>(dtype, data, cols / 32, r, out),
+        DType::Q4_K => blocks::<BlockQ4K>(dtype, data, cols / 256, r, out),
         _ => debug_assert!(false, "{dtype:?} has no x8 layout"),
     }
 }
 
 /// Row `r` of an x8 matrix back in GGML's row-major bytes.
 pub(crate) fn unpack_row_x8(dtype: DType, cols: usize, data: &[u8], r: usize, out: &mut [u8]) {
-    let (bb, nb) = (dtype.block_bytes(), cols / 32);
+    let (bb, nb) = (dtype.block_bytes(), cols / dtype.block_len());
     let (g, rr) = (r / GROUP, r % GROUP);
     for b in 0..nb {
         let gb = &data[(g * nb + b) * GROUP * bb..][..GROUP * bb];
@@ -420,8 +473,14 @@ mod tests {
 
     #[test]
     fn repack_round_trips_and_places_quants_in_chunks() {
-        for dtype in [DType::Q4_0, DType::Q4_1, DType::Q5_0, DType::Q8_0] {
-            let (rows, cols) = (16, 64);
+        for dtype in [
+            DType::Q4_0,
+            DType::Q4_1,
+            DType::Q5_0,
+            DType::Q8_0,
+            DType::Q4_K,
+        ] {
+            let (rows, cols) = (16, 2 * dtype.block_len());
             let bytes: Vec<u8> = (0..dtype.matrix_bytes(rows, cols).expect("size"))
                 .map(|i| (i * 7 + 3) as u8)
                 .collect();
@@ -453,6 +512,19 @@ mod tests {
                     );
                 }
             }
+        }
+        // Q4_K: every 6-bit scale and min of a row survives the planes.
+        let (sc, m) = (
+            [1, 63, 17, 32, 0, 48, 5, 60],
+            [62, 0, 33, 16, 47, 1, 31, 63],
+        );
+        let mut region: Vec<u8> = (0..GROUP)
+            .flat_map(|r| BlockQ4K::pack_scales(&sc.map(|v| v ^ r as u8), &m))
+            .collect();
+        q4k_scales_to_x8(&mut region);
+        for r in 0..GROUP {
+            let want = BlockQ4K::pack_scales(&sc.map(|v| v ^ r as u8), &m);
+            assert_eq!(q4k_scales_from_x8(&region, r), want, "row {r}");
         }
         for w in [0u32, 1, 0x8000_0001, 0xDEAD_BEEF, u32::MAX] {
             assert_eq!(gather_qh(spread_qh(w.to_le_bytes())), w.to_le_bytes());

@@ -24,12 +24,12 @@ unsafe fn bcast(x: &BlockQ8A, i: usize) -> __m256i {
 /// 4 KiB page); requesting the bytes early keeps loads and arithmetic overlapped. Q4_1
 /// decode over a 36 MB matrix, one core of a 2-core Zen VM: 7.2 GB/s without, 11.7 GB/s
 /// with (as fast as from L2: the stream is no longer what limits it).
-const PREFETCH: usize = 4096;
+pub(super) const PREFETCH: usize = 4096;
 
 /// Requests the `L` cache lines at `p` (a hint: never faults, even past the matrix).
 #[inline]
 #[target_feature(enable = "avx2,fma,f16c")]
-fn prefetch<const L: usize>(p: *const u8) {
+pub(super) fn prefetch<const L: usize>(p: *const u8) {
     for l in 0..L {
         // SAFETY: prefetching is a hint that never faults on any address.
         _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64 * l).cast::<i8>());
@@ -186,19 +186,21 @@ unsafe fn qsx8<const C: usize, const FIVE: bool>(
     }
 }
 
-type GroupFn<const C: usize> = unsafe fn(*const u8, usize, [*const BlockQ8A; C], [*mut f32; C]);
+/// A group kernel: C tokens' activations (blocks of `A`) against `nb` group blocks.
+pub(super) type GroupFn<A, const C: usize> =
+    unsafe fn(*const u8, usize, [*const A; C], [*mut f32; C]);
 
-/// Covers the tile group by group, 4 tokens at a time.
+/// Covers the tile group by group, 4 tokens at a time; `block` columns per group block.
 #[inline]
 #[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn tile_x8(t: &Tile, four: GroupFn<4>, one: GroupFn<1>) {
-    let nb = t.k / 32;
+pub(super) unsafe fn tile_x8<A>(t: &Tile, block: usize, four: GroupFn<A, 4>, one: GroupFn<A, 1>) {
+    let nb = t.k / block;
     let group_bytes = GROUP * t.w_stride;
     // The kernels prefetch ahead of themselves; start the tile's first bytes now.
     prefetch::<{ PREFETCH / 64 }>(t.w);
     // SAFETY: groups and tokens below stay inside the tile.
     unsafe {
-        let act = |c: usize| t.a.add(c * t.a_stride).cast::<BlockQ8A>();
+        let act = |c: usize| t.a.add(c * t.a_stride).cast::<A>();
         for g in 0..t.nrows / GROUP {
             let gp = t.w.add(g * group_bytes);
             let out = |c: usize| t.out.add(c * t.out_stride + g * GROUP);
@@ -220,8 +222,10 @@ unsafe fn tile_x8(t: &Tile, four: GroupFn<4>, one: GroupFn<1>) {
     }
 }
 
+/// The tile entry `$name` for group kernel `$kernel` (with const argument `$flag`, if any)
+/// over activations `$act` in blocks of `$block` columns.
 macro_rules! entry {
-    ($name:ident, $inner:ident, $kernel:ident $(, $flag:expr)?) => {
+    ($name:ident, $inner:ident, $act:ty, $block:expr, $kernel:ident $(, $flag:expr)?) => {
         /// # Safety
         /// See [`crate::tile::TileFn`]; the CPU must support AVX2, FMA and F16C.
         pub(crate) unsafe fn $name(t: &Tile) {
@@ -232,21 +236,23 @@ macro_rules! entry {
         #[target_feature(enable = "avx2,fma,f16c")]
         unsafe fn $inner(t: &Tile) {
             #[target_feature(enable = "avx2,fma,f16c")]
-            unsafe fn four(g: *const u8, nb: usize, a: [*const BlockQ8A; 4], o: [*mut f32; 4]) {
+            unsafe fn four(g: *const u8, nb: usize, a: [*const $act; 4], o: [*mut f32; 4]) {
                 // SAFETY: forwarded.
                 unsafe { $kernel::<4 $(, $flag)?>(g, nb, a, o) }
             }
             #[target_feature(enable = "avx2,fma,f16c")]
-            unsafe fn one(g: *const u8, nb: usize, a: [*const BlockQ8A; 1], o: [*mut f32; 1]) {
+            unsafe fn one(g: *const u8, nb: usize, a: [*const $act; 1], o: [*mut f32; 1]) {
                 // SAFETY: forwarded.
                 unsafe { $kernel::<1 $(, $flag)?>(g, nb, a, o) }
             }
             // SAFETY: forwarded.
-            unsafe { tile_x8(t, four, one) }
+            unsafe { tile_x8(t, $block, four, one) }
         }
     };
 }
-entry!(tile_q4_1x8, tile_q4_1x8_avx2, q4_1x8);
-entry!(tile_q8_0x8, tile_q8_0x8_avx2, q8_0x8);
-entry!(tile_q4_0x8, tile_q4_0x8_avx2, qsx8, false);
-entry!(tile_q5_0x8, tile_q5_0x8_avx2, qsx8, true);
+pub(super) use entry;
+
+entry!(tile_q4_1x8, tile_q4_1x8_avx2, BlockQ8A, 32, q4_1x8);
+entry!(tile_q8_0x8, tile_q8_0x8_avx2, BlockQ8A, 32, q8_0x8);
+entry!(tile_q4_0x8, tile_q4_0x8_avx2, BlockQ8A, 32, qsx8, false);
+entry!(tile_q5_0x8, tile_q5_0x8_avx2, BlockQ8A, 32, qsx8, true);

@@ -9,24 +9,26 @@ use crate::quant::BlockQ8A;
 use crate::repack::GROUP;
 use crate::tile::Tile;
 
-/// Calls `block(group block, activations, acc)` for every group, token and 32-column block of
-/// the tile (`bytes` per group block), then stores each token's 8 accumulated rows.
+/// Calls `block(group block, activations, acc)` for every group, token and block of `len`
+/// columns of the tile (`bytes` per group block, activations in blocks of `A`), then stores
+/// each token's 8 accumulated rows.
 ///
 /// # Safety
 /// See [`crate::tile::TileFn`].
 #[inline(always)]
-unsafe fn for_each_block(
+pub(super) unsafe fn for_each_block<A>(
     t: &Tile,
+    len: usize,
     bytes: usize,
-    mut block: impl FnMut(*const u8, &BlockQ8A, &mut [float32x4_t; 2]),
+    mut block: impl FnMut(*const u8, &A, &mut [float32x4_t; 2]),
 ) {
-    let nb = t.k / 32;
+    let nb = t.k / len;
     // SAFETY: groups, blocks and tokens below stay inside the tile.
     unsafe {
         for g in 0..t.nrows / GROUP {
             let gp = t.w.add(g * GROUP * t.w_stride);
             for c in 0..t.ntok {
-                let a = t.a.add(c * t.a_stride).cast::<BlockQ8A>();
+                let a = t.a.add(c * t.a_stride).cast::<A>();
                 let mut acc = [vdupq_n_f32(0.0); 2];
                 for b in 0..nb {
                     block(gp.add(b * bytes), &*a.add(b), &mut acc);
@@ -55,7 +57,7 @@ fn bcast(x: &BlockQ8A, i: usize) -> int8x16_t {
 /// # Safety
 /// `blk` must be valid for 16 bytes.
 #[inline(always)]
-unsafe fn scale(acc: &mut [float32x4_t; 2], s: [int32x4_t; 2], blk: *const u8, xd: f32) {
+pub(super) unsafe fn scale(acc: &mut [float32x4_t; 2], s: [int32x4_t; 2], blk: *const u8, xd: f32) {
     // SAFETY: guaranteed by the caller.
     unsafe {
         let d: [f32; 8] = std::array::from_fn(|r| f16_at(blk.add(2 * r)) * xd);
@@ -75,7 +77,7 @@ pub(crate) unsafe fn tile_q8_0x8_dot(t: &Tile) {
 unsafe fn tile_q8(t: &Tile) {
     // SAFETY: the driver hands out whole 272-byte group blocks.
     unsafe {
-        for_each_block(t, 272, |blk, x, acc| {
+        for_each_block(t, 32, 272, |blk, x: &BlockQ8A, acc| {
             let mut s = [vdupq_n_s32(0); 2];
             for u in 0..8 {
                 let xb = bcast(x, u);
@@ -99,7 +101,7 @@ unsafe fn tile_q4_1(t: &Tile) {
     let m4 = vdupq_n_u8(0x0F);
     // SAFETY: the driver hands out whole 160-byte group blocks.
     unsafe {
-        for_each_block(t, 160, |blk, x, acc| {
+        for_each_block(t, 32, 160, |blk, x: &BlockQ8A, acc| {
             let mut s = [vdupq_n_s32(0); 2];
             for u in 0..4 {
                 let (xl, xh) = (bcast(x, u), bcast(x, 4 + u));
@@ -143,7 +145,7 @@ unsafe fn tile_signed<const FIVE: bool>(t: &Tile) {
     let w = |v: uint8x16_t| vsubq_s8(vreinterpretq_s8_u8(v), offset);
     // SAFETY: the driver hands out whole group blocks of `bytes`.
     unsafe {
-        for_each_block(t, bytes, |blk, x, acc| {
+        for_each_block(t, 32, bytes, |blk, x: &BlockQ8A, acc| {
             let qh = [vld1q_u8(blk.add(16)), vld1q_u8(blk.add(32))];
             let mut s = [vdupq_n_s32(0); 2];
             for u in 0..4 {

@@ -25,12 +25,19 @@
 //! as a byte. Then the 128 quant bytes in 32 chunks as above (chunk `u`: bytes `4u..4u+4`, so
 //! chunks `8p .. 8p+8` are sub-blocks `2p` (low nibbles) and `2p+1` (high nibbles)).
 //!
+//! Q6_K (1680-byte group blocks): `d: [f16; 8]`, the 16 signed 8-bit sub-block scales as
+//! `[[i8; 8]; 16]` (sub-block `s`, row `r` at `8s + r`), then per 128-element half `n` the
+//! rows' 64 `ql` bytes in 16 chunks and their 32 `qh` bytes in 8 chunks (chunks as above).
+//! For columns `l = 4u .. 4u+4` of half `n` (element `128n + 32j + l`, `j` = 0..4): `ql`
+//! chunk `u` has `j` = 0 in its low and `j` = 2 in its high nibbles, `ql` chunk `8 + u` has
+//! `j` = 1 and 3, and `qh` chunk `u` the top 2 bits of all four at bits `2j`.
+//!
 //! Everything is a permutation of the original bits: nothing is lost and the size is
 //! unchanged.
 
 use std::sync::Arc;
 
-use crate::quant::{BlockQ4_0, BlockQ4_1, BlockQ4K, BlockQ5_0, BlockQ8_0, QuantBlock};
+use crate::quant::{BlockQ4_0, BlockQ4_1, BlockQ4K, BlockQ5_0, BlockQ6K, BlockQ8_0, QuantBlock};
 use crate::{DType, KernelError};
 
 /// Rows per interleaved group.
@@ -57,6 +64,8 @@ const fn header_fields(dtype: DType) -> Option<&'static [usize]> {
         DType::Q4_1 => Some(&[2, 2]),
         DType::Q5_0 => Some(&[2, 4]),
         DType::Q4_K => Some(&[2, 2, 12]),
+        // Its own piece map (`q6k_pieces`).
+        DType::Q6_K => Some(&[]),
         _ => None,
     }
 }
@@ -406,6 +415,9 @@ fn pack_groups(
 /// Calls `f(offset in the GGML block, offset in the group block, length)` for every piece of
 /// row `r`'s block.
 fn for_each_piece(fields: &[usize], bb: usize, r: usize, mut f: impl FnMut(usize, usize, usize)) {
+    if bb == Q6K_BYTES {
+        return q6k_pieces(r, f);
+    }
     let (mut from, mut to) = (0, 0);
     for &w in fields {
         f(from, to + r * w, w);
@@ -414,6 +426,26 @@ fn for_each_piece(fields: &[usize], bb: usize, r: usize, mut f: impl FnMut(usize
     }
     for u in 0..(bb - from) / 4 {
         f(from + 4 * u, to + 32 * u + 4 * r, 4);
+    }
+}
+
+/// Bytes of a GGML Q6_K block.
+const Q6K_BYTES: usize = 210;
+
+/// Q6_K's pieces (see the module docs): GGML keeps `ql[128]`, `qh[64]`, `scales[16]`, `d`.
+fn q6k_pieces(r: usize, mut f: impl FnMut(usize, usize, usize)) {
+    f(208, 2 * r, 2);
+    for s in 0..16 {
+        f(192 + s, 16 + 8 * s + r, 1);
+    }
+    for n in 0..2 {
+        let half = 144 + 768 * n;
+        for c in 0..16 {
+            f(64 * n + 4 * c, half + 32 * c + 4 * r, 4);
+        }
+        for c in 0..8 {
+            f(128 + 32 * n + 4 * c, half + 512 + 32 * c + 4 * r, 4);
+        }
     }
 }
 
@@ -453,6 +485,7 @@ pub(crate) fn dequantize_row_x8(dtype: DType, cols: usize, data: &[u8], r: usize
         DType::Q5_0 => blocks::<BlockQ5_0>(dtype, data, cols / 32, r, out),
         DType::Q8_0 => blocks::<BlockQ8_0>(dtype, data, cols / 32, r, out),
         DType::Q4_K => blocks::<BlockQ4K>(dtype, data, cols / 256, r, out),
+        DType::Q6_K => blocks::<BlockQ6K>(dtype, data, cols / 256, r, out),
         _ => debug_assert!(false, "{dtype:?} has no x8 layout"),
     }
 }
@@ -512,6 +545,16 @@ mod tests {
                     );
                 }
             }
+        }
+        // Q6_K: its own piece map round-trips too.
+        let q6: Vec<u8> = (0..DType::Q6_K.matrix_bytes(16, 512).expect("size"))
+            .map(|i| (i * 29 + 1) as u8)
+            .collect();
+        let p = repack_x8(DType::Q6_K, 16, 512, &q6).expect("repack");
+        let mut row = vec![0u8; q6.len() / 16];
+        for r in 0..16 {
+            unpack_row_x8(DType::Q6_K, 512, p.as_slice(), r, &mut row);
+            assert_eq!(row, q6[r * row.len()..(r + 1) * row.len()], "Q6_K row {r}");
         }
         // Q4_K: every 6-bit scale and min of a row survives the planes.
         let (sc, m) = (

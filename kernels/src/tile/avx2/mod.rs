@@ -27,6 +27,7 @@ pub(crate) fn tile_fn(dtype: DType, layout: Layout) -> Option<TileFn> {
             DType::Q4_1 => Some(x8::tile_q4_1x8),
             DType::Q5_0 => Some(x8::tile_q5_0x8),
             DType::Q4_K => Some(x8k::tile_q4_kx8),
+            DType::Q6_K => Some(x8k::tile_q6_kx8),
             DType::Q8_0 => Some(x8::tile_q8_0x8),
             _ => None,
         };

@@ -24,6 +24,7 @@ pub(crate) fn tile_fn(dtype: DType, layout: Layout, dot: bool) -> Option<TileFn>
         (Layout::X8, DType::Q4_1, true) => Some(x8::tile_q4_1x8_dot),
         (Layout::X8, DType::Q5_0, true) => Some(x8::tile_q5_0x8_dot),
         (Layout::X8, DType::Q4_K, true) => Some(x8k::tile_q4_kx8_dot),
+        (Layout::X8, DType::Q6_K, true) => Some(x8k::tile_q6_kx8_dot),
         (Layout::X8, DType::Q8_0, true) => Some(x8::tile_q8_0x8_dot),
         (Layout::X8, _, _) => None,
         (Layout::Rows, DType::F32, _) => Some(float::tile_f32),

@@ -1,6 +1,7 @@
-//! NEON `sdot` tile for the interleaved Q4_Kx8 layout (see `crate::repack`) against
-//! [`BlockQ8K`] activations: each `sdot` lane is one row's 4-input dot; a sub-block's sums
-//! meet their per-row 6-bit scales in one multiply-add, the mins the activation sums.
+//! NEON `sdot` tiles for the interleaved Q4_Kx8 and Q6_Kx8 layouts (see `crate::repack`)
+//! against [`BlockQ8K`] activations: each `sdot` lane is one row's 4-input dot; a sub-block's
+//! sums meet their per-row scales in one multiply-add, Q4_K's mins the activation sums.
+//! Q6_K weights become signed bytes `q - 32`.
 
 use std::arch::aarch64::*;
 
@@ -103,6 +104,64 @@ unsafe fn tile(t: &Tile) {
                 vcvtq_f32_s32(summ[1]),
                 vld1q_f32(dmin.as_ptr().add(4)),
             );
+        })
+    }
+}
+
+/// Bytes of one Q6_Kx8 group block.
+const Q6_BYTES: usize = 1680;
+
+/// # Safety
+/// See [`crate::tile::TileFn`]; the CPU must have the dot-product extension.
+pub(crate) unsafe fn tile_q6_kx8_dot(t: &Tile) {
+    // SAFETY: forwarded from the caller.
+    unsafe { tile_q6(t) }
+}
+
+#[target_feature(enable = "neon,dotprod")]
+unsafe fn tile_q6(t: &Tile) {
+    let m4 = vdupq_n_u8(0x0F);
+    let m2 = vdupq_n_u8(3);
+    let m32 = vdupq_n_s8(32);
+    // SAFETY: the driver hands out whole group blocks.
+    unsafe {
+        for_each_block(t, 256, Q6_BYTES, |blk, y: &BlockQ8K, acc| {
+            let mut sumi = [vdupq_n_s32(0); 2];
+            for n in 0..2 {
+                let half = blk.add(144 + 768 * n);
+                for j in 0..4 {
+                    // Field j: ql chunk u (j even) or 8 + u (j odd), low (j < 2) or high
+                    // nibbles; top bits: qh bits 2j, 2j + 1.
+                    let ql = half.add(256 * (j % 2));
+                    let down = vdupq_n_s8(-2 * j as i8);
+                    for sub in 0..2 {
+                        let s = 8 * n + 2 * j + sub;
+                        let mut p = [vdupq_n_s32(0); 2];
+                        for u in 4 * sub..4 * sub + 4 {
+                            let x = bcast(y, 128 * n + 32 * j + 4 * u);
+                            for h in 0..2 {
+                                let q = vld1q_u8(ql.add(32 * u + 16 * h));
+                                let qh = vld1q_u8(half.add(512 + 32 * u + 16 * h));
+                                let lo = if j < 2 {
+                                    vandq_u8(q, m4)
+                                } else {
+                                    vshrq_n_u8(q, 4)
+                                };
+                                let top = vandq_u8(vshlq_u8(qh, down), m2);
+                                let w = vsubq_s8(
+                                    vreinterpretq_s8_u8(vorrq_u8(lo, vshlq_n_u8(top, 4))),
+                                    m32,
+                                );
+                                p[h] = sdot(p[h], w, x);
+                            }
+                        }
+                        let sc = vmovl_s8(vld1_s8(blk.add(16 + 8 * s).cast()));
+                        sumi[0] = vmlaq_s32(sumi[0], p[0], vmovl_s16(vget_low_s16(sc)));
+                        sumi[1] = vmlaq_s32(sumi[1], p[1], vmovl_s16(vget_high_s16(sc)));
+                    }
+                }
+            }
+            scale(acc, sumi, blk, y.d);
         })
     }
 }

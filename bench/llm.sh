@@ -2,12 +2,14 @@
 # LLM engine vs llama.cpp, side by side in one run: the same GGUF files, the same threads,
 # release builds, llama-bench's pp/tg tests (a prompt of P tokens as one batch; N tokens
 # decoded one by one, each from an empty cache), alternating the two engines per round.
-# Files: SmolLM2-135M Q4_1 (asset) and a random-weight file of MNN-Pocket-0.3B's exact shape
-# in Q4_1 (written by `pocket llm synth`). Also prints the measured memory read bandwidth,
-# decode as a fraction of it (weight bytes read per token x tok/s / bandwidth), and the peak
-# RSS of the MNN-shaped model with a 4K context filled.
+# Files: SmolLM2-135M Q4_1 (asset), Qwen2.5-Coder-0.5B (asset, if installed: Q5_0 / Q8_0 /
+# Q4_K / Q6_K) and random-weight files of MNN-Pocket-0.3B's exact shape in every format
+# `pocket llm synth` writes (FORMATS, default "q4_0 q4_1 q5_0 q8_0"; add f16 if you like).
+# Also prints the measured memory read bandwidth, decode as a fraction of it (weight bytes
+# read per token x tok/s / bandwidth), and the peak RSS of the MNN-shaped Q4_1 model with a
+# 4K context filled.
 #
-#   bench/llm.sh [THREADS] [ROUNDS] [P] [N]
+#   [FORMATS="q4_0 q8_0"] bench/llm.sh [THREADS] [ROUNDS] [P] [N]
 # Needs: the default assets (`pocket assets fetch`), llama-bench (LLAMA_BIN, default
 # /work/peers/build/bin), python3.
 set -euo pipefail
@@ -20,12 +22,20 @@ POCKET="$CARGO_TARGET_DIR/release/pocket"
 SMOL="$("$POCKET" assets path smollm2-135m-instruct-q4_1)/SmolLM2-135M-Instruct.Q4_1.gguf"
 WORK=${BENCH_DIR:-${TMPDIR:-/tmp}/pocket-llm-bench}
 mkdir -p "$WORK"
+MODELS=("$SMOL")
+QWEN_DIR=$("$POCKET" assets path qwen2.5-coder-0.5b-instruct 2>/dev/null || true)
+[ -f "$QWEN_DIR/Qwen2.5-Coder-0.5B-Instruct.gguf" ] && MODELS+=("$QWEN_DIR/Qwen2.5-Coder-0.5B-Instruct.gguf")
+for q in ${FORMATS:-q4_0 q4_1 q5_0 q8_0}; do
+  f="$WORK/mnn-pocket-0.3b-$q.gguf"
+  [ -f "$f" ] || "$POCKET" llm synth --shape mnn-pocket-0.3b --quant "$q" --seed 1 -o "$f"
+  MODELS+=("$f")
+done
 MNN="$WORK/mnn-pocket-0.3b-q4_1.gguf"
 [ -f "$MNN" ] || "$POCKET" llm synth --shape mnn-pocket-0.3b --quant q4_1 --seed 1 -o "$MNN"
 OUT="$WORK/results.tsv"; : >"$OUT"
 "$POCKET" llm membw -t "$THREADS" --json | sed 's/^/membw\t/' >>"$OUT"
 for round in $(seq "$ROUNDS"); do
-  for model in "$SMOL" "$MNN"; do
+  for model in "${MODELS[@]}"; do
     name=$(basename "$model")
     /usr/bin/time -f "%M" -o "$WORK/rss" "$POCKET" llm bench --model "$model" -p "$P" -n "$N" -t "$THREADS" -r 3 --json \
       | sed "s/^/ours\t$name\t/" >>"$OUT"

@@ -4,15 +4,40 @@
 //! model load from GGML's row-major blocks; same byte size as the original.
 //!
 //! A group block covers one 32-column block of 8 rows. First come the block headers, one
-//! field at a time for rows 0..8 (Q4_1: `d: [f16; 8]` then `m: [f16; 8]`; Q8_0: `d`), then
-//! the quant bytes in chunks of 32: chunk `u` holds bytes `4u .. 4u+4` of each row's quants,
-//! row `r` at `4r .. 4r+4`. For Q4_1 (16 quant bytes) the low nibbles of chunk `u` are
-//! elements `4u..4u+4` and the high nibbles elements `16+4u..16+4u+4`; for Q8_0 (32 quant
-//! bytes) chunk `u` is elements `4u..4u+4`.
+//! field at a time for rows 0..8 (Q4_0 and Q8_0: `d: [f16; 8]`; Q4_1: `d` then
+//! `m: [f16; 8]`; Q5_0: `d` then `qh: [[u8; 4]; 8]`), then the quant bytes in chunks of 32:
+//! chunk `u` holds bytes `4u .. 4u+4` of each row's quants, row `r` at `4r .. 4r+4`. For the
+//! 4-bit formats (16 quant bytes) the low nibbles of chunk `u` are elements `4u..4u+4` and
+//! the high nibbles elements `16+4u..16+4u+4`; for Q8_0 (32 quant bytes) chunk `u` is
+//! elements `4u..4u+4`.
+//!
+//! Q5_0's fifth bits are also reordered, within each row's own 4 `qh` bytes, so that they line
+//! up with the quant chunks: bit `s` of byte `e` is the fifth bit of element `4s + e` (GGML:
+//! bit `4s + e` of the little-endian word). Chunk `u`'s low nibbles then take their fifth
+//! bits from bit `u` of the same byte position, its high nibbles from bit `4 + u`: one shift
+//! and mask per 8 rows.
+//!
+//! Q4_K (256-column super-blocks, 1152-byte group blocks): `d: [f16; 8]`, `dmin: [f16; 8]`,
+//! then the 6-bit sub-block scales and mins of the 8 rows as three 32-byte planes, byte
+//! `8s + r` for sub-block pair `(s, 4 + s)` of row `r`: `L` = low nibbles of `sc[s]` |
+//! `sc[4+s]` << 4, `M` the same for the mins, `H` = the 2 high bits of `sc[s]`, `sc[4+s]`,
+//! `m[s]`, `m[4+s]` at bits 0, 2, 4, 6. A few shifts and masks give every scale of the group
+//! as a byte. Then the 128 quant bytes in 32 chunks as above (chunk `u`: bytes `4u..4u+4`, so
+//! chunks `8p .. 8p+8` are sub-blocks `2p` (low nibbles) and `2p+1` (high nibbles)).
+//!
+//! Q6_K (1680-byte group blocks): `d: [f16; 8]`, the 16 signed 8-bit sub-block scales as
+//! `[[i8; 8]; 16]` (sub-block `s`, row `r` at `8s + r`), then per 128-element half `n` the
+//! rows' 64 `ql` bytes in 16 chunks and their 32 `qh` bytes in 8 chunks (chunks as above).
+//! For columns `l = 4u .. 4u+4` of half `n` (element `128n + 32j + l`, `j` = 0..4): `ql`
+//! chunk `u` has `j` = 0 in its low and `j` = 2 in its high nibbles, `ql` chunk `8 + u` has
+//! `j` = 1 and 3, and `qh` chunk `u` the top 2 bits of all four at bits `2j`.
+//!
+//! Everything is a permutation of the original bits: nothing is lost and the size is
+//! unchanged.
 
 use std::sync::Arc;
 
-use crate::quant::{BlockQ4_1, BlockQ8_0, QuantBlock};
+use crate::quant::{BlockQ4_0, BlockQ4_1, BlockQ4K, BlockQ5_0, BlockQ6K, BlockQ8_0, QuantBlock};
 use crate::{DType, KernelError};
 
 /// Rows per interleaved group.
@@ -35,10 +60,82 @@ pub const fn has_x8(dtype: DType) -> bool {
 /// Byte widths of the header fields before the quants, for formats with an x8 layout.
 const fn header_fields(dtype: DType) -> Option<&'static [usize]> {
     match dtype {
+        DType::Q4_0 | DType::Q8_0 => Some(&[2]),
         DType::Q4_1 => Some(&[2, 2]),
-        DType::Q8_0 => Some(&[2]),
+        DType::Q5_0 => Some(&[2, 4]),
+        DType::Q4_K => Some(&[2, 2, 12]),
+        // Its own piece map (`q6k_pieces`).
+        DType::Q6_K => Some(&[]),
         _ => None,
     }
+}
+
+/// Q4_K: the 8 rows' GGML scale fields, as the plain copy left them (row `r` at `12r`), to
+/// the x8 planes `L`, `M`, `H` (see the module docs), in place.
+fn q4k_scales_to_x8(region: &mut [u8]) {
+    let mut rows = [[0u8; 12]; GROUP];
+    for (r, row) in rows.iter_mut().enumerate() {
+        row.copy_from_slice(&region[12 * r..12 * r + 12]);
+    }
+    for (r, row) in rows.iter().enumerate() {
+        let (sc, m) = BlockQ4K::unpack_scales(row);
+        for s in 0..4 {
+            region[8 * s + r] = (sc[s] & 15) | (sc[4 + s] & 15) << 4;
+            region[32 + 8 * s + r] = (m[s] & 15) | (m[4 + s] & 15) << 4;
+            region[64 + 8 * s + r] =
+                (sc[s] >> 4) | (sc[4 + s] >> 4) << 2 | (m[s] >> 4) << 4 | (m[4 + s] >> 4) << 6;
+        }
+    }
+}
+
+/// Row `r`'s GGML scale field out of the x8 planes of a Q4_K group block's scale region.
+fn q4k_scales_from_x8(region: &[u8], r: usize) -> [u8; 12] {
+    let (mut sc, mut m) = ([0u8; 8], [0u8; 8]);
+    for s in 0..4 {
+        let (l, mm, h) = (
+            region[8 * s + r],
+            region[32 + 8 * s + r],
+            region[64 + 8 * s + r],
+        );
+        sc[s] = (l & 15) | (h & 3) << 4;
+        sc[4 + s] = (l >> 4) | ((h >> 2) & 3) << 4;
+        m[s] = (mm & 15) | ((h >> 4) & 3) << 4;
+        m[4 + s] = (mm >> 4) | (h >> 6) << 4;
+    }
+    BlockQ4K::pack_scales(&sc, &m)
+}
+
+/// Offset of the 4 fifth-bit bytes (`qh`) in a GGML block of `dtype`, for formats that have
+/// them; in the x8 layout they are reordered by [`spread_qh`].
+const fn qh_offset(dtype: DType) -> Option<usize> {
+    match dtype {
+        DType::Q5_0 => Some(2),
+        _ => None,
+    }
+}
+
+/// GGML's `qh` word (bit `j`: fifth bit of element `j`) to the x8 order: bit `s` of byte `e`
+/// is bit `4s + e` of the word.
+pub(crate) fn spread_qh(qh: [u8; 4]) -> [u8; 4] {
+    let w = u32::from_le_bytes(qh);
+    let mut out = [0u8; 4];
+    for (e, o) in out.iter_mut().enumerate() {
+        for s in 0..8 {
+            *o |= (((w >> (4 * s + e)) & 1) as u8) << s;
+        }
+    }
+    out
+}
+
+/// The inverse of [`spread_qh`].
+pub(crate) fn gather_qh(bytes: [u8; 4]) -> [u8; 4] {
+    let mut w = 0u32;
+    for (e, &b) in bytes.iter().enumerate() {
+        for s in 0..8 {
+            w |= u32::from((b >> s) & 1) << (4 * s + e);
+        }
+    }
+    w.to_le_bytes()
 }
 
 /// The bytes of one repacked matrix: a 64-byte-aligned range of a [`Slab`], shared with the
@@ -246,7 +343,7 @@ pub fn repack_x8_from_in(
 ) -> Result<PackedBytes, KernelError> {
     let (fields, expected) = x8_layout(dtype, rows, cols)?;
     let mut out = arena.alloc(expected);
-    let row_bytes = dtype.block_bytes() * (cols / 32);
+    let row_bytes = dtype.block_bytes() * (cols / dtype.block_len());
     let groups_per_read = (256 * 1024 / (GROUP * row_bytes).max(1)).max(1);
     let mut buf = vec![0u8; groups_per_read * GROUP * row_bytes];
     let dst = out.as_mut_slice();
@@ -292,7 +389,7 @@ fn pack_groups(
     first: usize,
     dst: &mut [u8],
 ) {
-    let (bb, nb) = (dtype.block_bytes(), cols / 32);
+    let (bb, nb) = (dtype.block_bytes(), cols / dtype.block_len());
     let row_bytes = nb * bb;
     for gi in 0..src.len() / (GROUP * row_bytes).max(1) {
         let g = first + gi;
@@ -301,8 +398,15 @@ fn pack_groups(
             for r in 0..GROUP {
                 let row = &src[(gi * GROUP + r) * row_bytes + b * bb..][..bb];
                 for_each_piece(fields, bb, r, |from, to, len| {
-                    o[to..to + len].copy_from_slice(&row[from..from + len])
+                    o[to..to + len].copy_from_slice(&row[from..from + len]);
+                    if Some(from) == qh_offset(dtype) {
+                        let q: [u8; 4] = o[to..to + 4].try_into().unwrap_or_default();
+                        o[to..to + 4].copy_from_slice(&spread_qh(q));
+                    }
                 });
+            }
+            if dtype == DType::Q4_K {
+                q4k_scales_to_x8(&mut o[32..128]);
             }
         }
     }
@@ -311,6 +415,9 @@ fn pack_groups(
 /// Calls `f(offset in the GGML block, offset in the group block, length)` for every piece of
 /// row `r`'s block.
 fn for_each_piece(fields: &[usize], bb: usize, r: usize, mut f: impl FnMut(usize, usize, usize)) {
+    if bb == Q6K_BYTES {
+        return q6k_pieces(r, f);
+    }
     let (mut from, mut to) = (0, 0);
     for &w in fields {
         f(from, to + r * w, w);
@@ -322,12 +429,39 @@ fn for_each_piece(fields: &[usize], bb: usize, r: usize, mut f: impl FnMut(usize
     }
 }
 
+/// Bytes of a GGML Q6_K block.
+const Q6K_BYTES: usize = 210;
+
+/// Q6_K's pieces (see the module docs): GGML keeps `ql[128]`, `qh[64]`, `scales[16]`, `d`.
+fn q6k_pieces(r: usize, mut f: impl FnMut(usize, usize, usize)) {
+    f(208, 2 * r, 2);
+    for s in 0..16 {
+        f(192 + s, 16 + 8 * s + r, 1);
+    }
+    for n in 0..2 {
+        let half = 144 + 768 * n;
+        for c in 0..16 {
+            f(64 * n + 4 * c, half + 32 * c + 4 * r, 4);
+        }
+        for c in 0..8 {
+            f(128 + 32 * n + 4 * c, half + 512 + 32 * c + 4 * r, 4);
+        }
+    }
+}
+
 /// Row `r`'s block (GGML bytes) out of a group block.
 fn unpack_block(dtype: DType, group_block: &[u8], r: usize, out: &mut [u8]) {
     if let Some(fields) = header_fields(dtype) {
         for_each_piece(fields, dtype.block_bytes(), r, |from, to, len| {
-            out[from..from + len].copy_from_slice(&group_block[to..to + len])
+            out[from..from + len].copy_from_slice(&group_block[to..to + len]);
+            if Some(from) == qh_offset(dtype) {
+                let q: [u8; 4] = out[from..from + 4].try_into().unwrap_or_default();
+                out[from..from + 4].copy_from_slice(&gather_qh(q));
+            }
         });
+        if dtype == DType::Q4_K {
+            out[4..16].copy_from_slice(&q4k_scales_from_x8(&group_block[32..128], r));
+        }
     }
 }
 
@@ -336,8 +470,8 @@ pub(crate) fn dequantize_row_x8(dtype: DType, cols: usize, data: &[u8], r: usize
     fn blocks<B: QuantBlock>(dtype: DType, data: &[u8], nb: usize, r: usize, out: &mut [f32]) {
         let bb = dtype.block_bytes();
         let (g, rr) = (r / GROUP, r % GROUP);
-        let mut raw = [0u8; 64];
-        for (b, o) in out.chunks_exact_mut(32).enumerate().take(nb) {
+        let mut raw = [0u8; 256];
+        for (b, o) in out.chunks_exact_mut(B::LEN).enumerate().take(nb) {
             let gb = &data[(g * nb + b) * GROUP * bb..][..GROUP * bb];
             unpack_block(dtype, gb, rr, &mut raw[..bb]);
             // SAFETY: `raw` holds a whole block; every bit pattern is a valid block.
@@ -346,15 +480,19 @@ pub(crate) fn dequantize_row_x8(dtype: DType, cols: usize, data: &[u8], r: usize
         }
     }
     match dtype {
+        DType::Q4_0 => blocks::<BlockQ4_0>(dtype, data, cols / 32, r, out),
         DType::Q4_1 => blocks::<BlockQ4_1>(dtype, data, cols / 32, r, out),
+        DType::Q5_0 => blocks::<BlockQ5_0>(dtype, data, cols / 32, r, out),
         DType::Q8_0 => blocks::<BlockQ8_0>(dtype, data, cols / 32, r, out),
+        DType::Q4_K => blocks::<BlockQ4K>(dtype, data, cols / 256, r, out),
+        DType::Q6_K => blocks::<BlockQ6K>(dtype, data, cols / 256, r, out),
         _ => debug_assert!(false, "{dtype:?} has no x8 layout"),
     }
 }
 
 /// Row `r` of an x8 matrix back in GGML's row-major bytes.
 pub(crate) fn unpack_row_x8(dtype: DType, cols: usize, data: &[u8], r: usize, out: &mut [u8]) {
-    let (bb, nb) = (dtype.block_bytes(), cols / 32);
+    let (bb, nb) = (dtype.block_bytes(), cols / dtype.block_len());
     let (g, rr) = (r / GROUP, r % GROUP);
     for b in 0..nb {
         let gb = &data[(g * nb + b) * GROUP * bb..][..GROUP * bb];
@@ -368,8 +506,14 @@ mod tests {
 
     #[test]
     fn repack_round_trips_and_places_quants_in_chunks() {
-        for dtype in [DType::Q4_1, DType::Q8_0] {
-            let (rows, cols) = (16, 64);
+        for dtype in [
+            DType::Q4_0,
+            DType::Q4_1,
+            DType::Q5_0,
+            DType::Q8_0,
+            DType::Q4_K,
+        ] {
+            let (rows, cols) = (16, 2 * dtype.block_len());
             let bytes: Vec<u8> = (0..dtype.matrix_bytes(rows, cols).expect("size"))
                 .map(|i| (i * 7 + 3) as u8)
                 .collect();
@@ -389,6 +533,44 @@ mod tests {
                 bytes[3 * rb + header + 4..3 * rb + header + 8]
             );
             let _ = bb;
+            if dtype == DType::Q5_0 {
+                // Row 3's fifth bits, reordered: byte e, bit s = element 4s + e.
+                let qh = u32::from_le_bytes(bytes[3 * rb + 2..3 * rb + 6].try_into().expect("4"));
+                let x8 = &p.as_slice()[16 + 12..16 + 16];
+                for j in 0..32 {
+                    assert_eq!(
+                        (qh >> j) & 1,
+                        u32::from((x8[j % 4] >> (j / 4)) & 1),
+                        "bit {j}"
+                    );
+                }
+            }
+        }
+        // Q6_K: its own piece map round-trips too.
+        let q6: Vec<u8> = (0..DType::Q6_K.matrix_bytes(16, 512).expect("size"))
+            .map(|i| (i * 29 + 1) as u8)
+            .collect();
+        let p = repack_x8(DType::Q6_K, 16, 512, &q6).expect("repack");
+        let mut row = vec![0u8; q6.len() / 16];
+        for r in 0..16 {
+            unpack_row_x8(DType::Q6_K, 512, p.as_slice(), r, &mut row);
+            assert_eq!(row, q6[r * row.len()..(r + 1) * row.len()], "Q6_K row {r}");
+        }
+        // Q4_K: every 6-bit scale and min of a row survives the planes.
+        let (sc, m) = (
+            [1, 63, 17, 32, 0, 48, 5, 60],
+            [62, 0, 33, 16, 47, 1, 31, 63],
+        );
+        let mut region: Vec<u8> = (0..GROUP)
+            .flat_map(|r| BlockQ4K::pack_scales(&sc.map(|v| v ^ r as u8), &m))
+            .collect();
+        q4k_scales_to_x8(&mut region);
+        for r in 0..GROUP {
+            let want = BlockQ4K::pack_scales(&sc.map(|v| v ^ r as u8), &m);
+            assert_eq!(q4k_scales_from_x8(&region, r), want, "row {r}");
+        }
+        for w in [0u32, 1, 0x8000_0001, 0xDEAD_BEEF, u32::MAX] {
+            assert_eq!(gather_qh(spread_qh(w.to_le_bytes())), w.to_le_bytes());
         }
         assert!(repack_x8(DType::Q4_1, 12, 32, &[0; 240]).is_err());
         // Piecewise reading gives the same bytes.

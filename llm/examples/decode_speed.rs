@@ -1,5 +1,6 @@
 //! Decode speed of one model, robust to a busy machine (a development aid, not a test):
-//! `cargo run --release -p pocket-llm --example decode_speed -- MODEL [TOKENS] [ROUNDS] [THREADS]`.
+//! `cargo run --release -p pocket-llm --example decode_speed -- MODEL [TOKENS] [ROUNDS] [THREADS] [rows]`.
+//! `rows` loads without repacking (the row-major kernels), for A/B runs under the same load.
 //! Decodes TOKENS tokens from an empty cache ROUNDS times and prints tok/s from the best
 //! round, the median round and the median single token (other processes inflate the mean).
 
@@ -10,12 +11,16 @@ use pocket_llm::{Model, Session, SessionOptions};
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let Some(path) = args.next() else {
-        return Err("usage: decode_speed MODEL [TOKENS] [ROUNDS] [THREADS]".into());
+        return Err("usage: decode_speed MODEL [TOKENS] [ROUNDS] [THREADS] [rows]".into());
     };
     let n: usize = args.next().map_or(Ok(128), |s| s.parse())?;
     let rounds: usize = args.next().map_or(Ok(5), |s| s.parse())?;
     let threads: usize = args.next().map_or(Ok(2), |s| s.parse())?;
-    let model = Model::load(std::path::Path::new(&path))?;
+    let opts = pocket_llm::LoadOptions {
+        repack: args.next().as_deref() != Some("rows"),
+        ..Default::default()
+    };
+    let model = Model::load_with(std::path::Path::new(&path), opts)?;
     let vocab = model.config().vocab_size as u32;
     let mut s = Session::new(
         model,

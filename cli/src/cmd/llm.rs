@@ -56,6 +56,10 @@ pub struct BenchArgs {
     /// Fill the whole context once before measuring (peak memory with a full KV cache).
     #[arg(long)]
     pub fill_ctx: bool,
+    /// Also measure memory read bandwidth (as `pocket llm membw`, same threads) and report
+    /// decode's weight reads as a fraction of it.
+    #[arg(long)]
+    pub membw: bool,
     /// Print one JSON object instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -66,7 +70,7 @@ pub struct SynthArgs {
     /// mnn-pocket-0.3b or tiny-qwen3.
     #[arg(long, default_value = "mnn-pocket-0.3b")]
     pub shape: String,
-    /// q4_1, q4_0, q8_0 or f16.
+    /// q4_1, q4_0, q5_0, q8_0 or f16.
     #[arg(long, default_value = "q4_1")]
     pub quant: String,
     /// Random seed (same seed, same file).
@@ -85,11 +89,28 @@ pub fn run(cmd: LlmCommand) -> Result<()> {
     }
 }
 
-/// Best of 5 passes of all threads summing disjoint parts of a large buffer.
 fn membw(a: MembwArgs) -> Result<()> {
-    let words = membw_words(a.mib)?;
+    let (threads, best) = read_bandwidth(a.threads, a.mib)?;
+    if a.json {
+        println!(
+            "{}",
+            serde_json::json!({ "threads": threads, "read_bytes_per_s": best })
+        );
+    } else {
+        println!(
+            "read bandwidth with {threads} threads: {:.2} GB/s",
+            best / 1e9
+        );
+    }
+    Ok(())
+}
+
+/// Best of 5 passes of all threads summing disjoint parts of a `mib` MiB buffer: (threads,
+/// bytes per second).
+fn read_bandwidth(threads: usize, mib: usize) -> Result<(usize, f64)> {
+    let words = membw_words(mib)?;
     let buf: Vec<u64> = (0..words as u64).collect();
-    let pool = pocket_llm::kernels::ThreadPool::new(a.threads)?;
+    let pool = pocket_llm::kernels::ThreadPool::new(threads)?;
     let threads = pool.threads();
     let part = words / threads;
     let mut best = 0f64;
@@ -111,18 +132,7 @@ fn membw(a: MembwArgs) -> Result<()> {
         std::hint::black_box(&sums);
         best = best.max((part * threads * 8) as f64 / t.elapsed().as_secs_f64());
     }
-    if a.json {
-        println!(
-            "{}",
-            serde_json::json!({ "threads": threads, "read_bytes_per_s": best })
-        );
-    } else {
-        println!(
-            "read bandwidth with {threads} threads: {:.2} GB/s",
-            best / 1e9
-        );
-    }
-    Ok(())
+    Ok((threads, best))
 }
 
 /// The model to use: `path`, or the default SmolLM2 asset.
@@ -143,7 +153,7 @@ fn synth(a: SynthArgs) -> Result<()> {
     let shape = SynthShape::from_name(&a.shape)
         .with_context(|| format!("unknown shape {} (mnn-pocket-0.3b, tiny-qwen3)", a.shape))?;
     let quant = SynthQuant::from_name(&a.quant)
-        .with_context(|| format!("unknown quant {} (q4_1, q4_0, q8_0, f16)", a.quant))?;
+        .with_context(|| format!("unknown quant {} (q4_1, q4_0, q5_0, q8_0, f16)", a.quant))?;
     let t = Instant::now();
     let tmp = a.output.with_extension("gguf.partial");
     let file =
@@ -249,6 +259,13 @@ fn bench(a: BenchArgs) -> Result<()> {
     let (tg_mean, tg_sd) = stats(&tg);
     let rss = peak_rss();
     let weights = model.weight_bytes_per_token();
+    // Decode streams every weight once per token: bytes read per second.
+    let decode_read = tg_mean * weights as f64;
+    let bw = if a.membw {
+        Some(read_bandwidth(s.threads(), 512)?.1)
+    } else {
+        None
+    };
     let name = path.file_name().map_or_else(
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
@@ -269,6 +286,9 @@ fn bench(a: BenchArgs) -> Result<()> {
             "decode_tok_s": tg_mean,
             "decode_tok_s_sd": tg_sd,
             "weight_bytes_per_token": weights,
+            "decode_read_bytes_per_s": decode_read,
+            "membw_read_bytes_per_s": bw,
+            "decode_membw_fraction": bw.map(|b| decode_read / b),
             "peak_rss_bytes": rss,
             "repacked_matrices": model.repacked_matrices(),
         });
@@ -301,6 +321,18 @@ fn bench(a: BenchArgs) -> Result<()> {
             s.kv_bytes() as f64 / 1e6,
             rss.map_or("?".into(), |r| format!("{:.1} MB", r as f64 / 1e6))
         )?;
+        if a.gen_tokens > 0 {
+            write!(o, "decode reads {:.2} GB/s of weights", decode_read / 1e9)?;
+            match bw {
+                Some(b) => writeln!(
+                    o,
+                    " = {:.0}% of measured read bandwidth ({:.2} GB/s)",
+                    100.0 * decode_read / b,
+                    b / 1e9
+                )?,
+                None => writeln!(o, " (--membw: as a fraction of measured bandwidth)")?,
+            }
+        }
     }
     Ok(())
 }

@@ -24,15 +24,17 @@ impl BlockQ4K {
     /// The 6-bit (scale, min) of sub-block `j` (GGML `get_scale_min_k4`).
     #[inline]
     pub fn scale_min(&self, j: usize) -> (u8, u8) {
-        let q = &self.scales;
-        if j < 4 {
-            (q[j] & 63, q[j + 4] & 63)
-        } else {
-            (
-                (q[j + 4] & 0x0F) | ((q[j - 4] >> 6) << 4),
-                (q[j + 4] >> 4) | ((q[j] >> 6) << 4),
-            )
+        scale_min_k4(&self.scales, j)
+    }
+
+    /// All 8 (scales, mins) of a 12-byte scale field.
+    #[inline]
+    pub fn unpack_scales(q: &[u8; 12]) -> ([u8; 8], [u8; 8]) {
+        let (mut sc, mut m) = ([0u8; 8], [0u8; 8]);
+        for j in 0..8 {
+            (sc[j], m[j]) = scale_min_k4(q, j);
         }
+        (sc, m)
     }
 
     /// Packs 8 six-bit scales and mins into the 12-byte layout `scale_min` reads.
@@ -44,6 +46,19 @@ impl BlockQ4K {
             q[j + 8] = (sc[j + 4] & 0x0F) | ((m[j + 4] & 0x0F) << 4);
         }
         q
+    }
+}
+
+/// The 6-bit (scale, min) of sub-block `j` of a 12-byte scale field.
+#[inline]
+fn scale_min_k4(q: &[u8; 12], j: usize) -> (u8, u8) {
+    if j < 4 {
+        (q[j] & 63, q[j + 4] & 63)
+    } else {
+        (
+            (q[j + 4] & 0x0F) | ((q[j - 4] >> 6) << 4),
+            (q[j + 4] >> 4) | ((q[j] >> 6) << 4),
+        )
     }
 }
 

@@ -71,6 +71,7 @@ impl SynthShape {
 pub enum SynthQuant {
     Q4_1,
     Q4_0,
+    Q5_0,
     Q8_0,
     F16,
 }
@@ -80,6 +81,7 @@ impl SynthQuant {
         match s {
             "q4_1" => Some(SynthQuant::Q4_1),
             "q4_0" => Some(SynthQuant::Q4_0),
+            "q5_0" => Some(SynthQuant::Q5_0),
             "q8_0" => Some(SynthQuant::Q8_0),
             "f16" => Some(SynthQuant::F16),
             _ => None,
@@ -90,6 +92,7 @@ impl SynthQuant {
         match self {
             SynthQuant::Q4_1 => DType::Q4_1,
             SynthQuant::Q4_0 => DType::Q4_0,
+            SynthQuant::Q5_0 => DType::Q5_0,
             SynthQuant::Q8_0 => DType::Q8_0,
             SynthQuant::F16 => DType::F16,
         }
@@ -102,6 +105,7 @@ impl SynthQuant {
             SynthQuant::Q4_0 => 2,
             SynthQuant::Q4_1 => 3,
             SynthQuant::Q8_0 => 7,
+            SynthQuant::Q5_0 => 8,
         }
     }
 }

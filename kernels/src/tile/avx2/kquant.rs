@@ -5,7 +5,7 @@
 use std::arch::x86_64::*;
 
 use super::{f16_to_f32, hsum, read_u16};
-use crate::quant::BlockQ8K;
+use crate::quant::{BlockQ4K, BlockQ8K};
 use crate::tile::Tile;
 
 /// dot(Q4_K row, Q8_K activations) over `nb` super-blocks.
@@ -22,19 +22,7 @@ unsafe fn dot_q4_k(w: *const u8, a: *const BlockQ8K, nb: usize) -> f32 {
             let y = &*a.add(i);
             let d = y.d * f16_to_f32(read_u16(p));
             let dmin = y.d * f16_to_f32(read_u16(p.add(2)));
-            let sc = std::slice::from_raw_parts(p.add(4), 12);
-            let mut scales = [0u8; 8];
-            let mut mins = [0u8; 8];
-            for j in 0..8 {
-                (scales[j], mins[j]) = if j < 4 {
-                    (sc[j] & 63, sc[j + 4] & 63)
-                } else {
-                    (
-                        (sc[j + 4] & 0x0F) | ((sc[j - 4] >> 6) << 4),
-                        (sc[j + 4] >> 4) | ((sc[j] >> 6) << 4),
-                    )
-                };
-            }
+            let (scales, mins) = BlockQ4K::unpack_scales(&*p.add(4).cast::<[u8; 12]>());
             let mut summ = 0i32;
             for j in 0..8 {
                 summ += i32::from(mins[j])

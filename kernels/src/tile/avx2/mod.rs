@@ -6,6 +6,7 @@ mod float;
 mod kquant;
 mod q32;
 mod x8;
+mod x8k;
 
 use std::arch::x86_64::*;
 
@@ -22,7 +23,11 @@ pub(crate) const ACT_QUANT: ActQuant = ActQuant {
 pub(crate) fn tile_fn(dtype: DType, layout: Layout) -> Option<TileFn> {
     if layout == Layout::X8 {
         return match dtype {
+            DType::Q4_0 => Some(x8::tile_q4_0x8),
             DType::Q4_1 => Some(x8::tile_q4_1x8),
+            DType::Q5_0 => Some(x8::tile_q5_0x8),
+            DType::Q4_K => Some(x8k::tile_q4_kx8),
+            DType::Q6_K => Some(x8k::tile_q6_kx8),
             DType::Q8_0 => Some(x8::tile_q8_0x8),
             _ => None,
         };

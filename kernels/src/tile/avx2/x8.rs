@@ -2,6 +2,8 @@
 //! 4 inputs of 8 rows at once against 4 broadcast activations, so lanes are rows: no
 //! horizontal sums, and one scale FMA per block covers 8 rows. Q4_1 sums 8 `maddubs` in
 //! 16 bits before one `madd` per block; Q8_0 needs the sign trick and a `madd` per chunk.
+//! Q4_0 and Q5_0 make signed weights (`q - 8`, `q - 16`), use the sign trick and still sum
+//! in 16 bits: exact integer sums, as GGML's.
 
 use std::arch::x86_64::*;
 
@@ -22,12 +24,12 @@ unsafe fn bcast(x: &BlockQ8A, i: usize) -> __m256i {
 /// 4 KiB page); requesting the bytes early keeps loads and arithmetic overlapped. Q4_1
 /// decode over a 36 MB matrix, one core of a 2-core Zen VM: 7.2 GB/s without, 11.7 GB/s
 /// with (as fast as from L2: the stream is no longer what limits it).
-const PREFETCH: usize = 4096;
+pub(super) const PREFETCH: usize = 4096;
 
 /// Requests the `L` cache lines at `p` (a hint: never faults, even past the matrix).
 #[inline]
 #[target_feature(enable = "avx2,fma,f16c")]
-fn prefetch<const L: usize>(p: *const u8) {
+pub(super) fn prefetch<const L: usize>(p: *const u8) {
     for l in 0..L {
         // SAFETY: prefetching is a hint that never faults on any address.
         _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64 * l).cast::<i8>());
@@ -119,19 +121,86 @@ unsafe fn q8_0x8<const C: usize>(
     }
 }
 
-type GroupFn<const C: usize> = unsafe fn(*const u8, usize, [*const BlockQ8A; C], [*mut f32; C]);
-
-/// Covers the tile group by group, 4 tokens at a time.
+/// C tokens x one 8-row group of a zero-offset format: Q4_0x8 (`FIVE = false`, 144-byte
+/// group blocks: d, quants) or Q5_0x8 (`FIVE = true`, 176-byte group blocks: d, reordered
+/// fifth bits, quants). Weights become signed bytes `q - 8` / `q - 16`.
 #[inline]
 #[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn tile_x8(t: &Tile, four: GroupFn<4>, one: GroupFn<1>) {
-    let nb = t.k / 32;
+unsafe fn qsx8<const C: usize, const FIVE: bool>(
+    g: *const u8,
+    nb: usize,
+    a: [*const BlockQ8A; C],
+    out: [*mut f32; C],
+) {
+    let (bytes, quants) = if FIVE { (176, 48) } else { (144, 16) };
+    let mask = _mm256_set1_epi8(0x0F);
+    let bit4 = _mm256_set1_epi8(0x10);
+    let offset = _mm256_set1_epi8(if FIVE { 16 } else { 8 });
+    let ones = _mm256_set1_epi16(1);
+    let mut acc = [_mm256_setzero_ps(); C];
+    // SAFETY: as for `q4_1x8`, with `bytes`-byte group blocks.
+    unsafe {
+        for b in 0..nb {
+            let blk = g.add(b * bytes);
+            prefetch::<3>(blk.wrapping_add(PREFETCH));
+            let x: [&BlockQ8A; C] = std::array::from_fn(|c| &*a[c].add(b));
+            // Fifth bits of chunk u: low nibbles at bit u, high nibbles at bit 4 + u of each
+            // byte; shifted to bit 4 (16-bit shifts: bit 4 only ever comes from its own byte).
+            let qh = if FIVE {
+                _mm256_loadu_si256(blk.add(16).cast())
+            } else {
+                _mm256_setzero_si256()
+            };
+            let (mut hlo, mut hhi) = (_mm256_slli_epi16(qh, 4), qh);
+            let mut p = [_mm256_setzero_si256(); C];
+            for u in 0..4 {
+                let q = _mm256_loadu_si256(blk.add(quants + 32 * u).cast());
+                let mut lo = _mm256_and_si256(q, mask);
+                let mut hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), mask);
+                if FIVE {
+                    lo = _mm256_or_si256(lo, _mm256_and_si256(hlo, bit4));
+                    hi = _mm256_or_si256(hi, _mm256_and_si256(hhi, bit4));
+                    hlo = _mm256_srli_epi16(hlo, 1);
+                    hhi = _mm256_srli_epi16(hhi, 1);
+                }
+                let lo = _mm256_sub_epi8(lo, offset);
+                let hi = _mm256_sub_epi8(hi, offset);
+                let (alo, ahi) = (_mm256_sign_epi8(lo, lo), _mm256_sign_epi8(hi, hi));
+                for c in 0..C {
+                    // 8 products of at most 2*16*127 each: the 16-bit sums cannot overflow.
+                    let xl = _mm256_sign_epi8(bcast(x[c], u), lo);
+                    let xh = _mm256_sign_epi8(bcast(x[c], 4 + u), hi);
+                    p[c] = _mm256_add_epi16(p[c], _mm256_maddubs_epi16(alo, xl));
+                    p[c] = _mm256_add_epi16(p[c], _mm256_maddubs_epi16(ahi, xh));
+                }
+            }
+            let d = _mm256_cvtph_ps(_mm_loadu_si128(blk.cast()));
+            for c in 0..C {
+                let s = _mm256_cvtepi32_ps(_mm256_madd_epi16(p[c], ones));
+                acc[c] = _mm256_fmadd_ps(s, _mm256_mul_ps(d, _mm256_set1_ps(x[c].d)), acc[c]);
+            }
+        }
+        for c in 0..C {
+            _mm256_storeu_ps(out[c], acc[c]);
+        }
+    }
+}
+
+/// A group kernel: C tokens' activations (blocks of `A`) against `nb` group blocks.
+pub(super) type GroupFn<A, const C: usize> =
+    unsafe fn(*const u8, usize, [*const A; C], [*mut f32; C]);
+
+/// Covers the tile group by group, 4 tokens at a time; `block` columns per group block.
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+pub(super) unsafe fn tile_x8<A>(t: &Tile, block: usize, four: GroupFn<A, 4>, one: GroupFn<A, 1>) {
+    let nb = t.k / block;
     let group_bytes = GROUP * t.w_stride;
     // The kernels prefetch ahead of themselves; start the tile's first bytes now.
     prefetch::<{ PREFETCH / 64 }>(t.w);
     // SAFETY: groups and tokens below stay inside the tile.
     unsafe {
-        let act = |c: usize| t.a.add(c * t.a_stride).cast::<BlockQ8A>();
+        let act = |c: usize| t.a.add(c * t.a_stride).cast::<A>();
         for g in 0..t.nrows / GROUP {
             let gp = t.w.add(g * group_bytes);
             let out = |c: usize| t.out.add(c * t.out_stride + g * GROUP);
@@ -153,8 +222,10 @@ unsafe fn tile_x8(t: &Tile, four: GroupFn<4>, one: GroupFn<1>) {
     }
 }
 
+/// The tile entry `$name` for group kernel `$kernel` (with const argument `$flag`, if any)
+/// over activations `$act` in blocks of `$block` columns.
 macro_rules! entry {
-    ($name:ident, $inner:ident, $kernel:ident) => {
+    ($name:ident, $inner:ident, $act:ty, $block:expr, $kernel:ident $(, $flag:expr)?) => {
         /// # Safety
         /// See [`crate::tile::TileFn`]; the CPU must support AVX2, FMA and F16C.
         pub(crate) unsafe fn $name(t: &Tile) {
@@ -165,19 +236,23 @@ macro_rules! entry {
         #[target_feature(enable = "avx2,fma,f16c")]
         unsafe fn $inner(t: &Tile) {
             #[target_feature(enable = "avx2,fma,f16c")]
-            unsafe fn four(g: *const u8, nb: usize, a: [*const BlockQ8A; 4], o: [*mut f32; 4]) {
+            unsafe fn four(g: *const u8, nb: usize, a: [*const $act; 4], o: [*mut f32; 4]) {
                 // SAFETY: forwarded.
-                unsafe { $kernel::<4>(g, nb, a, o) }
+                unsafe { $kernel::<4 $(, $flag)?>(g, nb, a, o) }
             }
             #[target_feature(enable = "avx2,fma,f16c")]
-            unsafe fn one(g: *const u8, nb: usize, a: [*const BlockQ8A; 1], o: [*mut f32; 1]) {
+            unsafe fn one(g: *const u8, nb: usize, a: [*const $act; 1], o: [*mut f32; 1]) {
                 // SAFETY: forwarded.
-                unsafe { $kernel::<1>(g, nb, a, o) }
+                unsafe { $kernel::<1 $(, $flag)?>(g, nb, a, o) }
             }
             // SAFETY: forwarded.
-            unsafe { tile_x8(t, four, one) }
+            unsafe { tile_x8(t, $block, four, one) }
         }
     };
 }
-entry!(tile_q4_1x8, tile_q4_1x8_avx2, q4_1x8);
-entry!(tile_q8_0x8, tile_q8_0x8_avx2, q8_0x8);
+pub(super) use entry;
+
+entry!(tile_q4_1x8, tile_q4_1x8_avx2, BlockQ8A, 32, q4_1x8);
+entry!(tile_q8_0x8, tile_q8_0x8_avx2, BlockQ8A, 32, q8_0x8);
+entry!(tile_q4_0x8, tile_q4_0x8_avx2, BlockQ8A, 32, qsx8, false);
+entry!(tile_q5_0x8, tile_q5_0x8_avx2, BlockQ8A, 32, qsx8, true);

@@ -6,6 +6,7 @@ mod act;
 mod float;
 mod q32;
 mod x8;
+mod x8k;
 
 use super::{ActQuant, TileFn};
 use crate::DType;
@@ -19,7 +20,11 @@ pub(crate) const ACT_QUANT: ActQuant = ActQuant {
 /// The NEON tile for `dtype` in `layout`; `dot` says whether `sdot` may be used.
 pub(crate) fn tile_fn(dtype: DType, layout: Layout, dot: bool) -> Option<TileFn> {
     match (layout, dtype, dot) {
+        (Layout::X8, DType::Q4_0, true) => Some(x8::tile_q4_0x8_dot),
         (Layout::X8, DType::Q4_1, true) => Some(x8::tile_q4_1x8_dot),
+        (Layout::X8, DType::Q5_0, true) => Some(x8::tile_q5_0x8_dot),
+        (Layout::X8, DType::Q4_K, true) => Some(x8k::tile_q4_kx8_dot),
+        (Layout::X8, DType::Q6_K, true) => Some(x8k::tile_q6_kx8_dot),
         (Layout::X8, DType::Q8_0, true) => Some(x8::tile_q8_0x8_dot),
         (Layout::X8, _, _) => None,
         (Layout::Rows, DType::F32, _) => Some(float::tile_f32),

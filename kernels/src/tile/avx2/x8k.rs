@@ -1,0 +1,244 @@
+//! AVX2 tiles for the interleaved Q4_Kx8 and Q6_Kx8 layouts (see `crate::repack`) against
+//! [`BlockQ8K`] activations. As in the 32-element x8 tiles, `maddubs` lanes are rows; each
+//! sub-block's 16-bit sums meet its per-row scale in one `madd`. Q4_K's mins meet the
+//! activation sums two sub-blocks per `madd`; Q6_K's weights become signed bytes `q - 32`
+//! (sign trick). All sums are exact integers, as GGML's.
+
+use std::arch::x86_64::*;
+
+use super::x8::{PREFETCH, entry, prefetch, tile_x8};
+use crate::quant::BlockQ8K;
+use crate::tile::Tile;
+
+/// Bytes of one Q4_Kx8 group block (8 rows x 256 columns).
+const BYTES: usize = 1152;
+
+/// 4 activation bytes at `i` broadcast to every lane.
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn bcast(y: &BlockQ8K, i: usize) -> __m256i {
+    // SAFETY: the caller keeps i + 4 <= 256.
+    _mm256_set1_epi32(unsafe { std::ptr::read_unaligned(y.qs.as_ptr().add(i).cast::<i32>()) })
+}
+
+/// The per-row scale of 8 rows (bytes of `x`, row r at byte r) in both 16-bit halves of
+/// 32-bit lane r: (the low 8 bytes, the high 8 bytes).
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+fn dup_rows(x: __m128i) -> (__m256i, __m256i) {
+    (
+        _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(x, x)),
+        _mm256_cvtepu8_epi16(_mm_unpackhi_epi8(x, x)),
+    )
+}
+
+/// Mins of sub-blocks `s` (low 8 bytes of `x`) and `s + 1` (high 8 bytes) interleaved per
+/// row as 16-bit pairs, ready to `madd` with the pair of activation sums.
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+fn pair_rows(x: __m128i) -> __m256i {
+    _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(x, _mm_srli_si128(x, 8)))
+}
+
+/// Calls `block(group block, activations, acc)` for the `nb` group blocks of `bytes` at `g`
+/// (C tokens), requesting weights ahead, then stores each token's 8 rows.
+///
+/// # Safety
+/// `nb` group blocks at `g`, `nb` activation blocks per token, 8 writable floats per output;
+/// only called from AVX2 code (it is inlined there).
+#[inline(always)]
+unsafe fn each_block<const C: usize>(
+    g: *const u8,
+    nb: usize,
+    bytes: usize,
+    a: [*const BlockQ8K; C],
+    out: [*mut f32; C],
+    mut block: impl FnMut(*const u8, [&BlockQ8K; C], &mut [__m256; C]),
+) {
+    // SAFETY: guaranteed by the caller.
+    unsafe {
+        let mut acc = [_mm256_setzero_ps(); C];
+        for b in 0..nb {
+            let blk = g.add(b * bytes);
+            prefetch::<3>(blk.wrapping_add(PREFETCH));
+            block(blk, std::array::from_fn(|c| &*a[c].add(b)), &mut acc);
+        }
+        for c in 0..C {
+            _mm256_storeu_ps(out[c], acc[c]);
+        }
+    }
+}
+
+/// C tokens x one 8-row Q4_Kx8 group: `out[c][0..8]`.
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn q4_kx8<const C: usize>(
+    g: *const u8,
+    nb: usize,
+    a: [*const BlockQ8K; C],
+    out: [*mut f32; C],
+) {
+    let m4 = _mm256_set1_epi8(0x0F);
+    let m2 = _mm256_set1_epi8(3);
+    let m30 = _mm256_set1_epi8(0x30);
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        each_block(g, nb, BYTES, a, out, |blk, y, acc| {
+            // Scales and mins of all 8 sub-blocks of the 8 rows, byte 8s + r.
+            let l = _mm256_loadu_si256(blk.add(32).cast());
+            let m = _mm256_loadu_si256(blk.add(64).cast());
+            let h = _mm256_loadu_si256(blk.add(96).cast());
+            let sc_lo = _mm256_or_si256(
+                _mm256_and_si256(l, m4),
+                _mm256_slli_epi16(_mm256_and_si256(h, m2), 4),
+            );
+            let sc_hi = _mm256_or_si256(
+                _mm256_and_si256(_mm256_srli_epi16(l, 4), m4),
+                _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2), m2), 4),
+            );
+            let mn_lo = _mm256_or_si256(_mm256_and_si256(m, m4), _mm256_and_si256(h, m30));
+            let mn_hi = _mm256_or_si256(
+                _mm256_and_si256(_mm256_srli_epi16(m, 4), m4),
+                _mm256_and_si256(_mm256_srli_epi16(h, 2), m30),
+            );
+            let (s0, s1) = dup_rows(_mm256_castsi256_si128(sc_lo));
+            let (s2, s3) = dup_rows(_mm256_extracti128_si256(sc_lo, 1));
+            let (s4, s5) = dup_rows(_mm256_castsi256_si128(sc_hi));
+            let (s6, s7) = dup_rows(_mm256_extracti128_si256(sc_hi, 1));
+            let sc = [s0, s1, s2, s3, s4, s5, s6, s7];
+            let mins = [
+                pair_rows(_mm256_castsi256_si128(mn_lo)),
+                pair_rows(_mm256_extracti128_si256(mn_lo, 1)),
+                pair_rows(_mm256_castsi256_si128(mn_hi)),
+                pair_rows(_mm256_extracti128_si256(mn_hi, 1)),
+            ];
+            let mut sumi = [_mm256_setzero_si256(); C];
+            for p in 0..4 {
+                let qs = blk.add(128 + 256 * p);
+                prefetch::<4>(qs.wrapping_add(PREFETCH));
+                let mut plo = [_mm256_setzero_si256(); C];
+                let mut phi = [_mm256_setzero_si256(); C];
+                for u in 0..8 {
+                    let q = _mm256_loadu_si256(qs.add(32 * u).cast());
+                    let lo = _mm256_and_si256(q, m4);
+                    let hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
+                    for c in 0..C {
+                        // 8 products of at most 2*15*127 each: the 16-bit sums cannot overflow.
+                        let xl = bcast(y[c], 64 * p + 4 * u);
+                        let xh = bcast(y[c], 64 * p + 32 + 4 * u);
+                        plo[c] = _mm256_add_epi16(plo[c], _mm256_maddubs_epi16(lo, xl));
+                        phi[c] = _mm256_add_epi16(phi[c], _mm256_maddubs_epi16(hi, xh));
+                    }
+                }
+                for c in 0..C {
+                    let s = _mm256_add_epi32(
+                        _mm256_madd_epi16(plo[c], sc[2 * p]),
+                        _mm256_madd_epi16(phi[c], sc[2 * p + 1]),
+                    );
+                    sumi[c] = _mm256_add_epi32(sumi[c], s);
+                }
+            }
+            let d = _mm256_cvtph_ps(_mm_loadu_si128(blk.cast()));
+            let dmin = _mm256_cvtph_ps(_mm_loadu_si128(blk.add(16).cast()));
+            for c in 0..C {
+                // Sums of the 8 sub-blocks' activations, as 4 pairs of i16.
+                let bs = _mm_hadd_epi16(
+                    _mm_loadu_si128(y[c].bsums.as_ptr().cast()),
+                    _mm_loadu_si128(y[c].bsums.as_ptr().add(8).cast()),
+                );
+                let summ = _mm256_add_epi32(
+                    _mm256_add_epi32(
+                        _mm256_madd_epi16(mins[0], _mm256_broadcastd_epi32(bs)),
+                        _mm256_madd_epi16(
+                            mins[1],
+                            _mm256_broadcastd_epi32(_mm_shuffle_epi32::<1>(bs)),
+                        ),
+                    ),
+                    _mm256_add_epi32(
+                        _mm256_madd_epi16(
+                            mins[2],
+                            _mm256_broadcastd_epi32(_mm_shuffle_epi32::<2>(bs)),
+                        ),
+                        _mm256_madd_epi16(
+                            mins[3],
+                            _mm256_broadcastd_epi32(_mm_shuffle_epi32::<3>(bs)),
+                        ),
+                    ),
+                );
+                let yd = _mm256_set1_ps(y[c].d);
+                acc[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sumi[c]), _mm256_mul_ps(d, yd), acc[c]);
+                acc[c] =
+                    _mm256_fnmadd_ps(_mm256_cvtepi32_ps(summ), _mm256_mul_ps(dmin, yd), acc[c]);
+            }
+        })
+    }
+}
+
+/// Bytes of one Q6_Kx8 group block.
+const Q6_BYTES: usize = 1680;
+
+/// C tokens x one 8-row Q6_Kx8 group: `out[c][0..8]`.
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn q6_kx8<const C: usize>(
+    g: *const u8,
+    nb: usize,
+    a: [*const BlockQ8K; C],
+    out: [*mut f32; C],
+) {
+    let m4 = _mm256_set1_epi8(0x0F);
+    let m2 = _mm256_set1_epi8(3);
+    let m32 = _mm256_set1_epi8(32);
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        each_block(g, nb, Q6_BYTES, a, out, |blk, y, acc| {
+            let mut sumi = [_mm256_setzero_si256(); C];
+            for n in 0..2 {
+                let half = blk.add(144 + 768 * n);
+                prefetch::<12>(half.wrapping_add(PREFETCH));
+                for j in 0..4 {
+                    // Nibbles of field j: ql chunk u (j even) or 8 + u (j odd), low (j < 2)
+                    // or high; top bits: qh bits 2j, 2j + 1.
+                    let ql = half.add(256 * (j % 2));
+                    let shift = _mm_cvtsi32_si128(2 * j as i32);
+                    for sub in 0..2 {
+                        let s = 8 * n + 2 * j + sub;
+                        let mut p = [_mm256_setzero_si256(); C];
+                        for u in 4 * sub..4 * sub + 4 {
+                            let q = _mm256_loadu_si256(ql.add(32 * u).cast());
+                            let qh = _mm256_loadu_si256(half.add(512 + 32 * u).cast());
+                            let lo = if j < 2 { q } else { _mm256_srli_epi16(q, 4) };
+                            let top = _mm256_and_si256(_mm256_srl_epi16(qh, shift), m2);
+                            let w = _mm256_sub_epi8(
+                                _mm256_or_si256(
+                                    _mm256_and_si256(lo, m4),
+                                    _mm256_slli_epi16(top, 4),
+                                ),
+                                m32,
+                            );
+                            let aw = _mm256_sign_epi8(w, w);
+                            for c in 0..C {
+                                // 8 products of at most 2*32*127 each: no 16-bit overflow.
+                                let x = _mm256_sign_epi8(bcast(y[c], 128 * n + 32 * j + 4 * u), w);
+                                p[c] = _mm256_add_epi16(p[c], _mm256_maddubs_epi16(aw, x));
+                            }
+                        }
+                        let sc = _mm_loadl_epi64(blk.add(16 + 8 * s).cast());
+                        let sc = _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(sc, sc));
+                        for c in 0..C {
+                            sumi[c] = _mm256_add_epi32(sumi[c], _mm256_madd_epi16(p[c], sc));
+                        }
+                    }
+                }
+            }
+            let d = _mm256_cvtph_ps(_mm_loadu_si128(blk.cast()));
+            for c in 0..C {
+                let dy = _mm256_mul_ps(d, _mm256_set1_ps(y[c].d));
+                acc[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sumi[c]), dy, acc[c]);
+            }
+        })
+    }
+}
+
+entry!(tile_q4_kx8, tile_q4_kx8_avx2, BlockQ8K, 256, q4_kx8);
+entry!(tile_q6_kx8, tile_q6_kx8_avx2, BlockQ8K, 256, q6_kx8);

@@ -79,14 +79,16 @@ fn a_conversation_opens_no_network_socket() {
             &path(&trace),
             POCKET,
         ])
-        // Real-time pace: a session as long as a user's (about 30 s). ONNX Runtime's
-        // telemetry uploader, when it is not switched off, looks up its server about 10 s
-        // after start; a fast-paced run (7 s) ended before that and missed it.
+        // Real-time pace, the clip twice: a session of ~25 s. ONNX Runtime's telemetry
+        // uploader, when it is not switched off, looks up its server about 10 s after start;
+        // a fast-paced run (7 s) ended before that and missed it.
         .args([
             "converse",
             "--pace",
             "realtime",
             "--quiet",
+            "--input",
+            &path(&clip),
             "--input",
             &path(&clip),
         ])

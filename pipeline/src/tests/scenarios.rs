@@ -229,18 +229,7 @@ fn barge_in_while_thinking() {
 
 #[test]
 fn barge_in_while_speaking() {
-    let mut h = Harness::new(Setup {
-        finals: vec!["tell me a story", "stop"],
-        replies: vec![STORY.to_vec(), vec!["Okay."]],
-        ..Setup::default()
-    });
-    h.silence(100);
-    h.speak(&voice(700, 1));
-    h.until(3000, has("audio started"));
-    h.silence(300);
-    h.speak(&voice(500, 2));
-    h.until(5000, has("audio finished"));
-    let h = h.finish();
+    let h = over_the_story("stop", 500, 5000, has("audio finished"));
     let heard = "Once upon a time, there was a king who had three";
     assert_events(
         &h,
@@ -319,17 +308,29 @@ fn barge_in_while_speaking() {
 /// the onset, silent while the user speaks, then going on from where it paused to its end; no
 /// cut, no new turn, the history untouched.
 fn backchannel_over_reply(said: &'static str) -> Harness {
+    over_the_story(said, 500, 6000, has("audio finished"))
+}
+
+/// "tell me a story" answered with [`STORY`]; 300 ms into its audio the user speaks for
+/// `speech_ms`, heard as `said` (answered "Okay." if it becomes a turn); runs until `done` (at
+/// most `max_ms`).
+fn over_the_story(
+    said: &'static str,
+    speech_ms: u64,
+    max_ms: u64,
+    done: impl Fn(&[(u64, Event)]) -> bool,
+) -> Harness {
     let mut h = Harness::new(Setup {
         finals: vec!["tell me a story", said],
-        replies: vec![STORY.to_vec()],
+        replies: vec![STORY.to_vec(), vec!["Okay."]],
         ..Setup::default()
     });
     h.silence(100);
     h.speak(&voice(700, 1));
     h.until(3000, has("audio started"));
     h.silence(300);
-    h.speak(&voice(500, 2));
-    h.until(6000, has("audio finished"));
+    h.speak(&voice(speech_ms, 2));
+    h.until(max_ms, done);
     h.finish()
 }
 
@@ -386,18 +387,7 @@ fn a_backchannel_over_the_reply_does_not_interrupt_it() {
 #[test]
 fn speech_over_a_paused_reply_that_goes_on_too_long_cuts_it_off() {
     // A long utterance of backchannel-looking partials: cut off at the hold limit (1.5 s).
-    let mut h = Harness::new(Setup {
-        finals: vec!["tell me a story", "yeah yeah"],
-        replies: vec![STORY.to_vec(), vec!["Okay."]],
-        ..Setup::default()
-    });
-    h.silence(100);
-    h.speak(&voice(700, 1));
-    h.until(3000, has("audio started"));
-    h.silence(300);
-    h.speak(&voice(2600, 2));
-    h.until(8000, has("state Listening"));
-    let h = h.finish();
+    let h = over_the_story("yeah yeah", 2600, 8000, has("state Listening"));
     let paused = h.time_of("paused 1").expect("paused");
     let cut = h.time_of("interrupted 1").expect("cut off");
     assert!(

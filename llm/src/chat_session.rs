@@ -103,6 +103,16 @@ pub struct ChatSession {
     /// Where the last reply's tokens start in `transcript` (it ends with that reply, open).
     reply_start: Option<usize>,
     generated: Vec<u32>,
+    /// How to take the last exchange back ([`forget_last_exchange`](Self::forget_last_exchange)).
+    undo: Option<Undo>,
+}
+
+/// The conversation as it was before the last user turn joined it.
+#[derive(Clone, Copy, Debug)]
+struct Undo {
+    transcript_len: usize,
+    reply_start: Option<usize>,
+    history_len: usize,
 }
 
 impl ChatSession {
@@ -137,6 +147,7 @@ impl ChatSession {
             transcript: Vec::new(),
             reply_start: None,
             generated: Vec::new(),
+            undo: None,
         })
     }
 
@@ -197,7 +208,13 @@ impl ChatSession {
         if self.transcript.is_empty() {
             self.render_transcript(self.history.len());
         }
+        self.undo = None;
         let dropped = self.make_room(user_text)?;
+        self.undo = Some(Undo {
+            transcript_len: self.transcript.len(),
+            reply_start: self.reply_start,
+            history_len: self.history.len(),
+        });
         self.history.push(Message::user(user_text));
         let tokens = std::mem::take(&mut self.tokens);
         let prefilled = self.sync_cache(&tokens, cancel);
@@ -286,8 +303,33 @@ impl ChatSession {
         }
     }
 
+    /// Takes the last [`reply`](Self::reply) back: its user turn and reply leave the history
+    /// and the transcript as if never said (a reply made ahead of time that the user never
+    /// heard). The cache keeps the common prefix, so the next turn runs only its own tokens.
+    /// Turns the history policy dropped to make room for it stay dropped (the next turn would
+    /// drop them too). Returns `false` (and changes nothing) when there is no reply to take
+    /// back: none yet, already taken back, or the conversation was reset since.
+    pub fn forget_last_exchange(&mut self) -> bool {
+        let Some(undo) = self.undo.take() else {
+            return false;
+        };
+        if undo.history_len > self.history.len() || undo.transcript_len > self.transcript.len() {
+            return false;
+        }
+        if self.transcript.is_empty() {
+            // To be rendered anew from the history (an unknown cut): nothing else to undo.
+            self.reply_start = None;
+        } else {
+            self.transcript.truncate(undo.transcript_len);
+            self.reply_start = undo.reply_start;
+        }
+        self.history.truncate(undo.history_len);
+        true
+    }
+
     /// Forgets the conversation (the system prompt stays).
     pub fn reset(&mut self) {
+        self.undo = None;
         self.history.clear();
         self.session.clear();
         self.sampler.reset();
@@ -346,6 +388,19 @@ impl ChatSession {
             .nth(turns)
             .map_or(self.history.len(), |(i, _)| i);
         self.history.drain(..upto);
+        // A reply still to be taken back lies after the dropped span: it moves with it.
+        self.undo = self.undo.and_then(|u| {
+            Some(Undo {
+                transcript_len: u
+                    .transcript_len
+                    .checked_sub(to - from)
+                    .filter(|_| u.transcript_len >= to)?,
+                reply_start: u
+                    .reply_start
+                    .and_then(|r| r.checked_sub(to - from).filter(|_| r >= to)),
+                history_len: u.history_len.checked_sub(upto)?,
+            })
+        });
     }
 
     /// Where each user turn starts in the transcript: where its tokens spell the template's

@@ -114,6 +114,41 @@ fn a_prefilled_user_turn_leaves_one_token_to_run_and_the_same_reply() {
 }
 
 #[test]
+fn a_forgotten_exchange_leaves_no_trace() {
+    let never = AtomicBool::new(false);
+    let mut plain = ChatSession::new(tiny(), config(1024)).expect("chat");
+    plain
+        .reply("Hello there.", &never, &mut go())
+        .expect("reply");
+    let expected = plain
+        .reply("What is the time?", &never, &mut go())
+        .expect("reply");
+
+    let mut chat = ChatSession::new(tiny(), config(1024)).expect("chat");
+    assert!(!chat.forget_last_exchange(), "nothing to take back yet");
+    chat.reply("Hello there.", &never, &mut go())
+        .expect("reply");
+    // A reply made ahead of time to words the user then went on from.
+    chat.reply("What is the", &never, &mut go()).expect("reply");
+    assert!(chat.forget_last_exchange());
+    assert!(!chat.forget_last_exchange(), "only once");
+    assert_eq!(chat.history(), plain.history().split_at(2).0);
+    let reply = chat
+        .reply("What is the time?", &never, &mut go())
+        .expect("reply");
+    assert_eq!(reply.text, expected.text);
+    assert_eq!(chat.history(), plain.history());
+    assert_eq!(chat.session().tokens(), plain.session().tokens());
+    // The first turn's tokens stayed in the cache: only the new turn ran.
+    assert!(
+        reply.prefill_tokens < plain.session().len() / 2,
+        "{} of {}",
+        reply.prefill_tokens,
+        plain.session().len()
+    );
+}
+
+#[test]
 fn cancellation_stops_within_one_token() {
     let mut chat = ChatSession::new(tiny(), config(1024)).expect("chat");
     let cancel = AtomicBool::new(true);

@@ -43,6 +43,9 @@ pub struct LatencySummary {
     pub first_audio: Option<Percentiles>,
     /// Running P50/P90 of response latency.
     pub response: Option<Percentiles>,
+    /// The reply was made ahead, during the end-of-speech wait: its model and voice stages
+    /// came before the endpoint (negative here).
+    pub made_ahead: bool,
 }
 
 /// Turns pipeline events into UI events: adds the latency summary after each latency event and
@@ -93,6 +96,7 @@ impl Translator {
                 .collect(),
             first_audio: Percentiles::of(&self.first_audio),
             response: Percentiles::of(&self.response),
+            made_ahead: metrics.speculative,
         }
     }
 

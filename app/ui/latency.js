@@ -47,7 +47,7 @@ export class LatencyPanel {
   update(s) {
     this.$("lat-first").textContent = fmt(s.first_audio_ms);
     this.$("lat-response").textContent = fmt(s.response_ms);
-    this.drawStages(s.stages);
+    this.drawStages(s.stages, s.made_ahead);
     if (s.first_audio) {
       this.$("p50").textContent = `${fmt(s.first_audio.p50)} ms`;
       this.$("p90").textContent = `${fmt(s.first_audio.p90)} ms`;
@@ -59,7 +59,9 @@ export class LatencyPanel {
     this.drawChart();
   }
 
-  drawStages(stages) {
+  /** Stages of one turn; `madeAhead`: its reply was made during the end-of-speech wait, so the
+   * model and voice stages came before the endpoint (negative) and are listed as such. */
+  drawStages(stages, madeAhead = false) {
     const known = stages.filter((st) => st.ms != null && st.ms >= 0);
     const total = known.reduce((a, st) => a + st.ms, 0) || 1;
     const bar = this.$("stage-bar");
@@ -83,7 +85,8 @@ export class LatencyPanel {
       name.textContent = label;
       const ms = document.createElement("span");
       ms.className = "ms";
-      ms.textContent = st.ms == null ? "–" : `${fmt(st.ms)} ms`;
+      ms.textContent =
+        st.ms == null ? "–" : madeAhead && st.ms < 0 ? `${fmt(-st.ms)} ms ahead` : `${fmt(st.ms)} ms`;
       li.append(sw, name, ms);
       list.append(li);
     }

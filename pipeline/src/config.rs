@@ -129,6 +129,13 @@ pub struct PipelineConfig {
     /// reply off; no words (a cough, a laugh) or only a backchannel resume it where it
     /// paused. `None`: every onset cuts the reply off at once.
     pub backchannel_hold: Option<Duration>,
+    /// Start the reply during the end-of-speech wait, as soon as the recognizer's early final
+    /// is there: the model writes and synthesis speaks its first phrase into the held output,
+    /// which plays it the moment the turn is confirmed (the final transcript is the same
+    /// words). If the user goes on speaking, or the final differs, the reply is thrown away
+    /// unheard and leaves the conversation as it was. `false`: the model only pre-runs the
+    /// early words (prefill) and the reply starts at the endpoint.
+    pub speculative_reply: bool,
     /// Turn records kept for `PipelineHandle::report` and `records_since`: the newest this
     /// many (a record is ~0.5 KB; a session left running for days must not grow). A finite
     /// run whose report lists every turn (`pocket converse`) sets `usize::MAX`.
@@ -147,6 +154,7 @@ impl Default for PipelineConfig {
             monitor_period: Duration::from_millis(5),
             output_timeout: Duration::from_millis(2000),
             backchannel_hold: Some(Duration::from_millis(1500)),
+            speculative_reply: true,
             kept_records: 500,
         }
     }

@@ -316,6 +316,7 @@ impl Pipeline {
             running: running.clone(),
             playback: playback.clone(),
             backchannel_hold: config.backchannel_hold,
+            speculate: config.speculative_reply,
         };
         threads.push(activity.spawn("pocket-conductor", move || conductor.run(conductor_box))?);
 

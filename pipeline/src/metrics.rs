@@ -33,6 +33,11 @@ pub struct TurnMetrics {
     /// ended the turn).
     #[serde(default)]
     pub turn_complete_p: Option<f64>,
+    /// The reply was made ahead of time, during the end-of-speech wait (from the early
+    /// final): its model and synthesis stamps come before `eou`, and their stages are
+    /// negative.
+    #[serde(default)]
+    pub speculative: bool,
 }
 
 impl TurnMetrics {

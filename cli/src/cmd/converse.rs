@@ -73,6 +73,11 @@ pub struct EndpointChoice {
     /// Smart: silence that ends the turn even when the classifier says it is not complete.
     #[arg(long, default_value_t = 1200)]
     pub turn_fallback_ms: u64,
+    /// Start the reply only once the turn has ended. By default it starts during the
+    /// end-of-speech wait from the early transcript, held silent, and plays at the endpoint
+    /// (thrown away unheard if the user goes on).
+    #[arg(long)]
+    pub no_speculate: bool,
 }
 
 impl Default for EndpointChoice {
@@ -83,6 +88,7 @@ impl Default for EndpointChoice {
             turn_threshold: smart.threshold,
             turn_decide_ms: smart.decide_after.as_millis() as u64,
             turn_fallback_ms: smart.fallback.as_millis() as u64,
+            no_speculate: false,
         }
     }
 }
@@ -188,6 +194,7 @@ pub fn run_with(store: &Store, args: &ConverseArgs) -> Result<Report> {
         first_audio_gate: (args.first_audio_gate_ms > 0)
             .then(|| Duration::from_millis(args.first_audio_gate_ms)),
         endpoint: args.endpoint.config(args.end_silence_ms),
+        speculative_reply: !args.endpoint.no_speculate,
         // A finite run: the report lists every turn.
         kept_records: usize::MAX,
         ..PipelineConfig::default()
@@ -319,7 +326,12 @@ pub fn print_event(e: &Stamped) {
 
 /// The latency table of a run.
 pub fn print_summary(r: &Report) {
-    println!("\nturns: {}", r.turns.len());
+    let ahead = r.turns.iter().filter(|t| t.metrics.speculative).count();
+    println!(
+        "\nturns: {} ({ahead} replies made ahead of the endpoint; their model and synthesis \
+         stages come before it and are negative)",
+        r.turns.len()
+    );
     let p = |name: &str, v: &Option<pocket_pipeline::metrics::Percentiles>| match v {
         Some(p) => println!(
             "{name:<24} P50 {:>7.1} ms   P90 {:>7.1} ms   (n={})",

@@ -40,6 +40,7 @@ pub fn run(args: TalkArgs) -> Result<()> {
         output_rate: default_output_rate()?,
         echo_cancel: !args.no_echo_cancel,
         endpoint: args.endpoint.config(args.end_silence_ms),
+        speculative_reply: !args.endpoint.no_speculate,
         ..PipelineConfig::default()
     };
     let (pipeline, ports) = Pipeline::start(loaded.engines, config)?;

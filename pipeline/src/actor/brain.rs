@@ -77,6 +77,14 @@ impl Brain {
                 *last = None;
                 self.chat.reset();
             }
+            BrainCtl::Forget { turn } => {
+                if *last == Some(turn) {
+                    self.chat.forget_last_exchange();
+                    // Only a settled reply (never one awaiting its cut) precedes a reply made
+                    // ahead of time, so no `Truncate` is owed to what is last now.
+                    *last = None;
+                }
+            }
             BrainCtl::Prefill { text } => {
                 if let Err(e) = self.chat.prefill_user(&text) {
                     self.report.send(Report::Error {

@@ -87,6 +87,11 @@ struct Active {
     reply_done: bool,
     /// Synthesis skipped the reply: the output was down (text only).
     muted: bool,
+    /// Made ahead of time from the recognizer's early final: unconfirmed (the user may go on
+    /// speaking), held silent, and shown nowhere until the final transcript says the same.
+    speculative: bool,
+    /// The model had nothing to say (known before the turn was confirmed).
+    nothing_to_say: bool,
 }
 
 /// A reply cut off, waiting for the output to confirm it went silent.
@@ -124,6 +129,8 @@ pub(crate) struct Conductor {
     pub(crate) playback: Arc<PlaybackState>,
     /// See `PipelineConfig::backchannel_hold`.
     pub(crate) backchannel_hold: Option<Duration>,
+    /// See `PipelineConfig::speculative_reply`.
+    pub(crate) speculate: bool,
 }
 
 /// A reply paused at the user's onset, waiting for the recognizer to tell a backchannel from
@@ -211,6 +218,12 @@ impl Conductor {
                 self.onset(run);
             }
             Report::SpeechDiscarded => self.resume(run, String::new()),
+            // The user went on after a pause: a reply made for the words so far is void.
+            Report::SpeechResumed => {
+                if is_speculative(run) {
+                    self.interrupt(run, Cause::UserSpeech);
+                }
+            }
             Report::SpeechStopped {
                 utt,
                 speech_end,
@@ -245,10 +258,15 @@ impl Conductor {
                     self.interrupt(run, Cause::UserSpeech);
                 }
             }
-            // Not an event: the user may still go on. The model starts on the words meanwhile
-            // (not on a backchannel over a paused reply, which will not become a turn).
+            // Not an event: the user may still go on. The model starts on the words meanwhile:
+            // the whole reply, held silent (speculative), or just their prefill (not on a
+            // backchannel over a paused reply, which will not become a turn).
             Report::EarlyFinal { text } => {
-                if run.hold.is_none() || !is_backchannel(&text) {
+                if self.may_speculate(run) {
+                    if run.active.as_ref().is_none_or(|a| a.user_text != text) {
+                        self.speculative_turn(run, text);
+                    }
+                } else if run.hold.is_none() || !is_backchannel(&text) {
                     self.brain.control.try_send(BrainCtl::Prefill { text });
                 }
             }
@@ -265,7 +283,14 @@ impl Conductor {
                     }
                     self.interrupt(run, Cause::UserSpeech);
                 }
-                if text.is_empty() {
+                let made_ahead = run
+                    .active
+                    .as_ref()
+                    .is_some_and(|a| a.speculative && a.user_text == text);
+                if made_ahead {
+                    self.confirm(run, times, at);
+                } else if text.is_empty() {
+                    self.interrupt(run, Cause::UserSpeech); // only a reply made ahead is active
                     self.emit(run, Event::FinalTranscript { text, turn: None });
                 } else {
                     self.user_turn(run, text, times, at);
@@ -279,7 +304,10 @@ impl Conductor {
             Report::Piece { turn, text } => {
                 if let Some(a) = current(run, turn) {
                     a.reply.push_str(&text);
-                    self.emit(run, Event::AssistantText { turn, text });
+                    // A reply made ahead is shown (all so far) once its turn is confirmed.
+                    if !a.speculative {
+                        self.emit(run, Event::AssistantText { turn, text });
+                    }
                 }
             }
             Report::FirstSegment { turn, at } => {
@@ -293,7 +321,11 @@ impl Conductor {
                 }
             }
             Report::ReplyDone { turn, segments } => {
-                if segments == 0 && current(run, turn).is_some() {
+                if segments == 0
+                    && let Some(a) = current(run, turn).filter(|a| a.speculative)
+                {
+                    a.nothing_to_say = true;
+                } else if segments == 0 && current(run, turn).is_some() {
                     // Nothing to say: the turn ends here.
                     if let Some(a) = run.active.take() {
                         self.record(a.user_text, a.reply, None, a.metrics);
@@ -388,7 +420,7 @@ impl Conductor {
         if run
             .active
             .as_ref()
-            .is_some_and(|a| a.reply_done && a.muted && !a.audio_started)
+            .is_some_and(|a| a.reply_done && a.muted && !a.audio_started && !a.speculative)
             && let Some(a) = run.active.take()
         {
             self.record(a.user_text, a.reply, None, a.metrics);
@@ -427,6 +459,8 @@ impl Conductor {
             audio_started: false,
             reply_done: false,
             muted: false,
+            speculative: false,
+            nothing_to_say: false,
         });
         self.set_state(run, State::Thinking);
         // A reply cut off and not yet settled (at once for a typed turn over a reply): the
@@ -444,6 +478,9 @@ impl Conductor {
     fn onset(&self, run: &mut Run) {
         if run.hold.is_some() {
             return;
+        }
+        if is_speculative(run) {
+            return self.interrupt(run, Cause::UserSpeech);
         }
         let turn = match &run.active {
             Some(a) if self.backchannel_hold.is_some() && !run.output_down => a.turn.id,
@@ -472,6 +509,11 @@ impl Conductor {
     /// callback), cancel the turn (generation and synthesis stop at their next check). A
     /// reply paused at the user's onset counts as stopped from that onset.
     fn interrupt(&self, run: &mut Run, cause: Cause) {
+        if is_speculative(run)
+            && let Some(a) = run.active.take()
+        {
+            return self.forget(a);
+        }
         let held = run.hold.take();
         let Some(a) = run.active.take() else {
             if held.is_some() {
@@ -506,6 +548,109 @@ impl Conductor {
             heard_at_hold,
         });
         self.set_state(run, State::Listening);
+    }
+
+    /// A reply can be made ahead of time now: nothing else is in progress or unsettled (no
+    /// reply playing or paused, no cut awaiting its confirmation) and the output plays.
+    fn may_speculate(&self, run: &Run) -> bool {
+        self.speculate
+            && run.hold.is_none()
+            && run.cuts.is_empty()
+            && !run.output_down
+            && run.active.as_ref().is_none_or(|a| a.speculative)
+    }
+
+    /// Starts a reply to the early final `text` while the end of the turn is still being
+    /// waited for: the output holds (its audio queues up silent), nothing is shown, the state
+    /// stays `Listening`. A reply made ahead to other words goes first.
+    fn speculative_turn(&self, run: &mut Run, text: String) {
+        self.interrupt(run, Cause::Superseded);
+        let id = TurnId(self.epoch.fetch_add(1, Ordering::AcqRel) + 1);
+        // Before the model hears of it: no sample of this turn can reach an output not holding.
+        self.playback.hold.store(true, Ordering::Release);
+        let turn = Turn {
+            id,
+            cancel: Arc::new(AtomicBool::new(false)),
+        };
+        run.active = Some(Active {
+            turn: turn.clone(),
+            user_text: text.clone(),
+            reply: String::new(),
+            metrics: TurnMetrics {
+                speculative: true,
+                ..TurnMetrics::default()
+            },
+            audio_started: false,
+            reply_done: false,
+            muted: false,
+            speculative: true,
+            nothing_to_say: false,
+        });
+        self.brain.data.send(Think {
+            turn,
+            text,
+            after_cut: None,
+        });
+    }
+
+    /// The final transcript is the early one: the reply made ahead becomes the turn. Its text
+    /// so far is shown, and the output plays its queued audio at the next callback.
+    fn confirm(&self, run: &mut Run, utt: Utterance, asr_final: Duration) {
+        let Some(a) = run.active.as_mut() else {
+            return;
+        };
+        a.speculative = false;
+        let m = &mut a.metrics;
+        m.speech_end = utt.speech_end.map(ms);
+        m.eou = utt.eou.map(ms);
+        m.asr_final = Some(ms(asr_final));
+        m.turn_classifier_ms = utt.turn_took.map(ms);
+        m.turn_complete_p = utt.turn_p.map(f64::from);
+        let (id, text, reply, nothing) = (
+            a.turn.id,
+            a.user_text.clone(),
+            a.reply.clone(),
+            a.nothing_to_say,
+        );
+        self.emit(
+            run,
+            Event::FinalTranscript {
+                text,
+                turn: Some(id),
+            },
+        );
+        self.set_state(run, State::Thinking);
+        if !reply.is_empty() {
+            self.emit(
+                run,
+                Event::AssistantText {
+                    turn: id,
+                    text: reply,
+                },
+            );
+        }
+        self.playback.hold.store(false, Ordering::Release);
+        if nothing {
+            if let Some(a) = run.active.take() {
+                self.record(a.user_text, a.reply, None, a.metrics);
+            }
+            self.set_state(run, State::Listening);
+        } else {
+            self.end_if_text_only(run);
+        }
+    }
+
+    /// Throws a reply made ahead away unheard: its audio is dropped (the epoch), generation
+    /// and synthesis stop (the cancel flag), the model takes the exchange back. No event: to
+    /// the user it never happened.
+    fn forget(&self, a: Active) {
+        self.epoch.fetch_add(1, Ordering::AcqRel);
+        // After the epoch: an output that sees the hold gone also sees the drop.
+        self.playback.hold.store(false, Ordering::Release);
+        a.turn.cancel.store(true, Ordering::Release);
+        self.brain
+            .control
+            .send(BrainCtl::Forget { turn: a.turn.id });
     }
 
     /// The output applied `epoch`: settle every cut it covers with what was heard.
@@ -601,6 +746,11 @@ impl Conductor {
     fn lock_outbox(&self) -> std::sync::MutexGuard<'_, Outbox> {
         self.outbox.lock().unwrap_or_else(|e| e.into_inner())
     }
+}
+
+/// The active reply is one made ahead of time, not yet confirmed.
+fn is_speculative(run: &Run) -> bool {
+    run.active.as_ref().is_some_and(|a| a.speculative)
 }
 
 fn current(run: &mut Run, turn: TurnId) -> Option<&mut Active> {

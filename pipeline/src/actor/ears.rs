@@ -25,6 +25,11 @@ const TICK: Duration = Duration::from_millis(10);
 /// is this quiet and the detector alone decides, as before.
 const QUIET_BELOW_PEAK: f32 = 3.162e-4;
 
+/// Speech after at least this much silence within an utterance is reported as resumed: the
+/// recognizer's early final (and a reply made ahead from it) needs 100 ms of silence, so a
+/// shorter gap voids nothing.
+const RESUME_AFTER: Duration = Duration::from_millis(100);
+
 /// Mean square of a frame (its energy per sample).
 fn energy(samples: &[f32]) -> f32 {
     samples.iter().map(|s| s * s).sum::<f32>() / samples.len().max(1) as f32
@@ -178,6 +183,9 @@ impl Ears {
                 let quiet = level < st.peak * QUIET_BELOW_PEAK;
                 let speaking = voiced && (st.ptt || !quiet);
                 if speaking {
+                    if *silence >= RESUME_AFTER {
+                        self.report.send(Report::SpeechResumed);
+                    }
                     *silence = Duration::ZERO;
                     *last_voiced = frame.at;
                 } else {

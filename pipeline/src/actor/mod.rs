@@ -78,6 +78,9 @@ pub(crate) enum BrainCtl {
     Reset,
     /// Run the user's likely words through the model before their turn arrives.
     Prefill { text: String },
+    /// Take `turn`'s exchange back (a reply made ahead of time the user never heard), if it
+    /// is the last in the history.
+    Forget { turn: TurnId },
 }
 
 /// Work for the synthesis actor.
@@ -91,6 +94,8 @@ pub(crate) enum Speak {
 pub(crate) enum Report {
     SpeechStarted,
     SpeechDiscarded,
+    /// Speech again after a pause within the same utterance (the end-of-speech wait was on).
+    SpeechResumed,
     SpeechStopped {
         utt: u64,
         speech_end: Duration,
@@ -176,6 +181,7 @@ impl Report {
         match self {
             Report::SpeechStarted
             | Report::SpeechDiscarded
+            | Report::SpeechResumed
             | Report::SpeechStopped { .. }
             | Report::TurnPending { .. } => 0,
             Report::Partial { .. } | Report::EarlyFinal { .. } | Report::Final { .. } => 1,

@@ -191,6 +191,10 @@ impl ChatEngine for LlmChat {
         self.chat.truncate_last_reply(heard);
     }
 
+    fn forget_last_exchange(&mut self) {
+        self.chat.forget_last_exchange();
+    }
+
     fn reset(&mut self) {
         self.chat.reset();
     }

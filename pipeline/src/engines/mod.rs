@@ -84,6 +84,10 @@ pub trait ChatEngine: Send {
     ) -> EngineResult<ReplyEnd>;
     /// Replaces the last reply in the history with the part the user heard ("" drops it).
     fn truncate_last_reply(&mut self, heard: &str);
+    /// Takes the last `reply` back, its user turn with it, as if never said: a reply made
+    /// ahead of time (during the end-of-speech wait) that the user never heard because they
+    /// went on speaking.
+    fn forget_last_exchange(&mut self);
     /// Forgets the conversation.
     fn reset(&mut self);
     /// Something the user should know before the next turn (e.g. the model file changed on

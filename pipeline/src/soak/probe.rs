@@ -77,6 +77,11 @@ impl ChatEngine for Recorded {
         self.probe.store(self.inner.history());
     }
 
+    fn forget_last_exchange(&mut self) {
+        self.inner.forget_last_exchange();
+        self.probe.store(self.inner.history());
+    }
+
     fn reset(&mut self) {
         self.inner.reset();
         self.probe.store(self.inner.history());

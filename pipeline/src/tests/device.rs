@@ -98,6 +98,7 @@ pub(super) fn mock_engines(finals: &[&str], replies: Vec<Vec<&'static str>>) -> 
             samples: 0,
             heard_samples: Arc::new(Mutex::new(Vec::new())),
             early_final_after: None,
+            early_texts: Default::default(),
             early_given: false,
         }),
         chat: Box::new(MockChat {
@@ -105,6 +106,7 @@ pub(super) fn mock_engines(finals: &[&str], replies: Vec<Vec<&'static str>>) -> 
             piece_delay: Duration::from_millis(5),
             clock: Clock::real(),
             log: Arc::new(Mutex::new(Vec::new())),
+            last: None,
         }),
         segmenter: Box::new(ReplySegmenter::default()),
         speaker: Box::new(MockSpeaker {

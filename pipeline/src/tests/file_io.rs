@@ -26,6 +26,7 @@ fn converse_fast_writes_replies_and_a_complete_report() {
             samples: 0,
             heard_samples: Arc::new(Mutex::new(Vec::new())),
             early_final_after: None,
+            early_texts: Default::default(),
             early_given: false,
         }),
         chat: Box::new(MockChat {
@@ -33,6 +34,7 @@ fn converse_fast_writes_replies_and_a_complete_report() {
             piece_delay: Duration::from_millis(5),
             clock: chat_clock,
             log: Arc::new(Mutex::new(Vec::new())),
+            last: None,
         }),
         segmenter: Box::new(ReplySegmenter::default()),
         speaker: Box::new(MockSpeaker {

@@ -37,6 +37,8 @@ pub(crate) struct Setup {
     pub(crate) detector: Box<dyn SpeechDetector>,
     /// The mock recognizer offers each final early after this much utterance audio.
     pub(crate) early_final_after_ms: Option<usize>,
+    /// Early finals other than the coming final (one per utterance, in order).
+    pub(crate) early_finals: Vec<&'static str>,
     /// The mock voice fails on segments containing this.
     pub(crate) tts_fails_on: Option<&'static str>,
     /// A chat engine instead of the scripted one (`replies` are then unused).
@@ -66,6 +68,7 @@ impl Default for Setup {
             echo: None,
             detector: Box::new(EnergyDetector::new(-40.0)),
             early_final_after_ms: None,
+            early_finals: vec![],
             tts_fails_on: None,
             chat: None,
             turn: None,
@@ -113,6 +116,7 @@ impl Harness {
                 heard_samples: asr_log.clone(),
                 early_final_after: setup.early_final_after_ms.map(|ms| ms * 16),
                 early_given: false,
+                early_texts: setup.early_finals.iter().map(|s| s.to_string()).collect(),
             }),
             chat: setup.chat.unwrap_or_else(|| {
                 Box::new(MockChat {
@@ -120,6 +124,7 @@ impl Harness {
                     piece_delay: setup.piece_delay,
                     clock: clock.clone(),
                     log: chat_log.clone(),
+                    last: None,
                 })
             }),
             segmenter: Box::new(ReplySegmenter::default()),

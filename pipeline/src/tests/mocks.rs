@@ -25,6 +25,9 @@ pub(crate) struct MockTranscriber {
     /// Offer the coming final early, once per utterance, after this many samples.
     pub(crate) early_final_after: Option<usize>,
     pub(crate) early_given: bool,
+    /// Early finals that differ from the final (one per utterance, in order); when empty the
+    /// early final is the coming final.
+    pub(crate) early_texts: VecDeque<String>,
 }
 
 impl Transcriber for MockTranscriber {
@@ -52,7 +55,9 @@ impl Transcriber for MockTranscriber {
             return None;
         }
         self.early_given = true;
-        self.finals.front().cloned()
+        self.early_texts
+            .pop_front()
+            .or_else(|| self.finals.front().cloned())
     }
 
     fn finish(&mut self) -> EngineResult<String> {
@@ -67,6 +72,8 @@ pub(crate) struct MockChat {
     pub(crate) piece_delay: Duration,
     pub(crate) clock: Clock,
     pub(crate) log: ChatLog,
+    /// The last reply's script (put back when the reply is taken back).
+    pub(crate) last: Option<Vec<&'static str>>,
 }
 
 impl ChatEngine for MockChat {
@@ -77,6 +84,7 @@ impl ChatEngine for MockChat {
         on_piece: &mut dyn FnMut(&str) -> ControlFlow<()>,
     ) -> EngineResult<ReplyEnd> {
         let pieces = self.replies.pop_front().unwrap_or_default();
+        self.last = Some(pieces.clone());
         let mut said = String::new();
         let mut end = ReplyEnd::Complete;
         for p in pieces {
@@ -107,6 +115,14 @@ impl ChatEngine for MockChat {
             .lock()
             .expect("log")
             .push(format!("truncate to {heard:?}"));
+    }
+
+    fn forget_last_exchange(&mut self) {
+        self.log.lock().expect("log").push("forget".into());
+        // Never said: the next reply is the one this was.
+        if let Some(pieces) = self.last.take() {
+            self.replies.push_front(pieces);
+        }
     }
 
     fn reset(&mut self) {

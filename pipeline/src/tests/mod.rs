@@ -13,3 +13,4 @@ mod pulse;
 mod real_asr;
 mod scenarios;
 mod smart_turn;
+mod speculative;

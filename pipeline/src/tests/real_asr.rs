@@ -36,6 +36,7 @@ fn jfk_through_the_ears_gives_the_transcript() {
             piece_delay: Duration::ZERO,
             clock: Clock::real(),
             log: Arc::new(Mutex::new(Vec::new())),
+            last: None,
         }),
         segmenter: Box::new(ReplySegmenter::default()),
         speaker: Box::new(MockSpeaker {

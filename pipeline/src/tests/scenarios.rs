@@ -140,15 +140,17 @@ fn the_end_of_speech_wait_starts_when_the_voice_stops_not_when_the_detector_lets
 }
 
 #[test]
-fn an_early_final_starts_the_model_before_the_endpoint() {
-    let mut h = Harness::new(Setup {
+fn without_speculation_an_early_final_prefills_the_model_before_the_endpoint() {
+    let mut setup = Setup {
         finals: vec!["what time is it"],
         replies: vec![vec!["It is", " noon."]],
         // Speech 100..800 ms with a 200 ms pre-roll: 900 ms of utterance audio is 200 ms into
         // the end-of-speech wait, before the endpoint (300 ms).
         early_final_after_ms: Some(900),
         ..Setup::default()
-    });
+    };
+    setup.config.speculative_reply = false;
+    let mut h = Harness::new(setup);
     h.silence(100);
     h.speak(&voice(700, 1));
     h.until(5000, has("audio finished"));

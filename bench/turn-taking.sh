@@ -8,8 +8,10 @@
 #   false cuts  - paused clips whose turn ended before their true end of speech (the loop
 #                 answered half a sentence);
 #   first audio - P50/P90 from the true end of speech to the reply's first sample.
-# Usage: [POCKET=binary] [PER_VOICE=n] bench/turn-taking.sh WORKDIR
-# (PER_VOICE: the first n sentences of each voice, for a shorter run; default all 20.)
+# Usage: [POCKET=binary] [PER_VOICE=n] [MODES="fixed smart"] bench/turn-taking.sh WORKDIR
+# (PER_VOICE: the first n sentences of each voice, for a shorter run; default all 20.
+# MODES: endpoint modes to run, each optionally suffixed "-nospec" for a run without the
+# reply made ahead during the end-of-speech wait, e.g. MODES="fixed fixed-nospec smart".)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WORK=${1:?usage: bench/turn-taking.sh WORKDIR}
@@ -57,15 +59,18 @@ for voice in "${VOICES[@]}"; do
   v=$((v + 1))
 done
 # Voice by voice, both modes back to back (similar load for both; a cut-short run stays fair).
+MODES=${MODES:-fixed smart}
 for voice in "${VOICES[@]}"; do
-  for mode in fixed smart; do
+  for mode in $MODES; do
     dir="$WORK/$voice"
     inputs=()
     while IFS=$'\t' read -r f _; do inputs+=(--input "$f"); done < "$dir/list.tsv"
+    extra=()
+    [[ "$mode" == *-nospec ]] && extra+=(--no-speculate)
     echo "== $mode $voice (${#inputs[@]} args)" >&2
-    "$POCKET" converse --pace realtime --threads 2 --endpoint "$mode" "${inputs[@]}" \
-      --output "$dir/$mode.wav" --report "$dir/$mode.json" --quiet
+    "$POCKET" converse --pace realtime --threads 2 --endpoint "${mode%-nospec}" "${inputs[@]}" \
+      "${extra[@]}" --output "$dir/$mode.wav" --report "$dir/$mode.json" --quiet
   done
 done
 uptime > "$WORK/load.txt"
-python3 bench/turn_taking_report.py "$WORK" "${VOICES[@]}"
+MODES="$MODES" python3 bench/turn_taking_report.py "$WORK" "${VOICES[@]}"

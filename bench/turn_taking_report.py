@@ -3,6 +3,7 @@
 first-audio latency from the true end of speech. Usage: turn_taking_report.py WORKDIR VOICE..."""
 
 import json
+import os
 import math
 import sys
 from pathlib import Path
@@ -39,9 +40,10 @@ def clips_and_turns(voice_dir, mode):
 def main():
     work, voices = Path(sys.argv[1]), sys.argv[2:]
     print(f"load: {(work / 'load.txt').read_text().strip() if (work / 'load.txt').exists() else '?'}")
-    for mode in ("fixed", "smart"):
+    for mode in os.environ.get("MODES", "fixed smart").split():
         paused = cut = plain_cut = plain = missed = 0
-        first, first_paused, waits, classifier = [], [], [], []
+        first, first_paused, waits, classifier, response = [], [], [], [], []
+        ahead = 0
         for voice in voices:
             vd = work / voice
             if not (vd / f"{mode}.json").exists():
@@ -66,6 +68,8 @@ def main():
                     if is_paused:
                         first_paused.append(lat)
                     waits.append(last["eou"] - end)
+                    response.append(last["first_audio"] - last["eou"])
+                    ahead += bool(last.get("speculative"))
                 if last.get("turn_classifier_ms") is not None:
                     classifier.append(last["turn_classifier_ms"])
         if paused + plain == 0:
@@ -80,6 +84,10 @@ def main():
             f"(n={len(first)}); paused clips P50 {pct(first_paused, 0.5):.0f} ms (n={len(first_paused)})"
         )
         print(f"  endpoint wait from the true end: P50 {pct(waits, 0.5):.0f} ms, P90 {pct(waits, 0.9):.0f} ms")
+        print(
+            f"  response (first audio - endpoint): P50 {pct(response, 0.5):.0f} ms, "
+            f"P90 {pct(response, 0.9):.0f} ms; replies made ahead of the endpoint {ahead}/{len(response)}"
+        )
         if classifier:
             print(
                 f"  classifier time (pause that ended the turn): P50 {pct(classifier, 0.5):.0f} ms, "

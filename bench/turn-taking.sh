@@ -10,9 +10,9 @@
 #   first audio - P50/P90 from the true end of speech to the reply's first sample.
 # Usage: [POCKET=binary] [PER_VOICE=n] [MODES="fixed smart"] bench/turn-taking.sh WORKDIR
 # (PER_VOICE: the first n sentences of each voice, for a shorter run; default all 20.
-# MODES: endpoint modes to run; "fixed@300" sets the fixed rule's silence (ms); a "-nospec"
-# suffix runs without the reply made ahead during the end-of-speech wait, e.g.
-# MODES="fixed fixed-nospec fixed@300 smart".)
+# MODES: endpoint modes to run; "fixed@300" sets the fixed rule's silence, "smart@400" the
+# classifier's fallback silence (ms); a "-nospec" suffix runs without the reply made ahead
+# during the end-of-speech wait, e.g. MODES="fixed fixed-nospec fixed@300 smart smart@400".)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WORK=${1:?usage: bench/turn-taking.sh WORKDIR}
@@ -69,7 +69,8 @@ for voice in "${VOICES[@]}"; do
     extra=()
     [[ "$mode" == *-nospec ]] && extra+=(--no-speculate)
     base=${mode%-nospec}
-    [[ "$base" == *@* ]] && extra+=(--end-silence-ms "${base#*@}")
+    if [[ "$base" == fixed@* ]]; then extra+=(--end-silence-ms "${base#*@}"); fi
+    if [[ "$base" == smart@* ]]; then extra+=(--turn-fallback-ms "${base#*@}"); fi
     echo "== $mode $voice (${#inputs[@]} args)" >&2
     "$POCKET" converse --pace realtime --threads 2 --endpoint "${base%@*}" "${inputs[@]}" \
       "${extra[@]}" --output "$dir/$mode.wav" --report "$dir/$mode.json" --quiet

@@ -75,7 +75,8 @@ pub fn quantize_row<B: Quantize>(x: &[f32]) -> Result<Vec<B>, KernelError> {
 }
 
 /// Encodes `x` (a whole number of rows) in format `dtype` and returns the bytes, as a GGUF
-/// writer stores them. Supported: F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0.
+/// writer stores them. Every format is supported (Q4_K and Q6_K with the simple quantizers
+/// of their blocks, not GGML's iterative search).
 pub fn quantize_bytes(dtype: DType, x: &[f32]) -> Result<Vec<u8>, KernelError> {
     fn blocks<B: Quantize>(x: &[f32]) -> Result<Vec<u8>, KernelError> {
         Ok(block_bytes(&quantize_row::<B>(x)?).to_vec())
@@ -96,7 +97,8 @@ pub fn quantize_bytes(dtype: DType, x: &[f32]) -> Result<Vec<u8>, KernelError> {
         DType::Q4_0 => blocks::<BlockQ4_0>(x),
         DType::Q4_1 => blocks::<BlockQ4_1>(x),
         DType::Q5_0 => blocks::<BlockQ5_0>(x),
-        DType::Q4_K | DType::Q6_K => Err(KernelError::Unsupported(dtype)),
+        DType::Q4_K => blocks::<BlockQ4K>(x),
+        DType::Q6_K => blocks::<BlockQ6K>(x),
     }
 }
 

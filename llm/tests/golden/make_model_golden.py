@@ -15,13 +15,20 @@ only for prompts whose 32 margins are all at least 0.5 (picked by this rule, not
 output), and on every prompt, with llama.cpp's tokens forced, the same choice at each step
 whose margin is at least 1.0.
 
+It also requantizes the SmolLM2 asset with `pocket llm requant` to each format of REQUANT
+(K-quants with `--fallback llama`), runs the same prompts on each file and writes
+greedy_smollm2_<format>.json with the file's sha256 (the test requantizes again and checks
+it gets the same bytes); the model files themselves are not kept.
+
 It also writes logits_tiny_qwen3.json: llama.cpp's logits for a fixed token sequence on the
 tiny random qwen3 that `pocket llm synth --shape tiny-qwen3 --seed 11` writes (F16 and Q4_1
 weights), run as one batch (`llama_golden logits-ids`); positions 0 and 7 are kept.
 
 Usage: LLAMA_BIN=/work/peers/build/bin LLAMA_SRC=/path/to/llama.cpp POCKET_HOME=... \\
        POCKET_BIN=target/release/pocket python3 make_model_golden.py
+(ONLY_TINY=1: just the tiny logits; ONLY_REQUANT=1: just the requantized SmolLM2 files.)
 """
+import hashlib
 import json
 import os
 import subprocess
@@ -114,32 +121,76 @@ def tiny_logits(exe, tmp):
         f.write("\n")
 
 
+REQUANT = ["q4_0", "q5_0", "q8_0", "q4_k", "q6_k"]
+# Rows that are not whole blocks of a K-quant (SmolLM2's width 576 is not a multiple of 256)
+# take llama.cpp's quantize fallback.
+FALLBACK = {"q4_k": "q5_0", "q6_k": "q8_0"}
+# Of SmolLM2's prompts, the ones run in each format (the test runs them all in CI: a story,
+# one without a system prompt, and the two long exact sequences).
+REQUANT_PROMPTS = [0, 2, 6, 7]
+
+
+def run_prompts(exe, model, prompts, name):
+    cases = []
+    for prompt in prompts:
+        out = subprocess.run([exe, "tokens", model, prompt, str(N_PREDICT)],
+                             capture_output=True, check=True, text=True)
+        rows = [line.split() for line in out.stdout.splitlines()]
+        tokens = [int(r[0]) for r in rows]
+        margins = [float(r[1]) for r in rows]
+        cases.append({"prompt": prompt, "tokens": tokens, "margins": margins})
+        print(name, "min margin over 32:", min(margins[:32]), file=sys.stderr)
+    return cases
+
+
+def write_doc(name, doc):
+    with open(os.path.join(HERE, f"greedy_{name}.json"), "w") as f:
+        json.dump(doc, f, indent=1, ensure_ascii=False)
+        f.write("\n")
+
+
+def requantized(exe, tmp):
+    pocket = os.environ.get("POCKET_BIN", "target/release/pocket")
+    asset, file, prompts = MODELS["smollm2"]
+    prompts = [prompts[i] for i in REQUANT_PROMPTS]
+    base = os.path.join(HOME, asset, file)
+    for quant in REQUANT:
+        model = os.path.join(tmp, f"smollm2-{quant}.gguf")
+        fallback = FALLBACK.get(quant)
+        args = ["--quant", quant] + (["--fallback", fallback] if fallback else [])
+        subprocess.run([pocket, "llm", "requant", "--model", base] + args + ["-o", model],
+                       check=True)
+        with open(model, "rb") as f:
+            sha = hashlib.sha256(f.read()).hexdigest()
+        doc = {
+            "requant": {"asset": asset, "file": file, "quant": quant, "fallback": fallback,
+                        "sha256": sha},
+            "command": f"pocket llm requant --model BASE {' '.join(args)} -o M; llama_golden "
+                       f"tokens M PROMPT {N_PREDICT}  (llm/tests/golden/make_model_golden.py)",
+            "cases": run_prompts(exe, model, prompts, f"smollm2 {quant}"),
+        }
+        write_doc(f"smollm2_{quant}", doc)
+        os.remove(model)
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         exe = build(tmp)
+        if os.environ.get("ONLY_REQUANT"):
+            requantized(exe, tmp)
+            return
         tiny_logits(exe, tmp)
         if os.environ.get("ONLY_TINY"):
             return
         for name, (asset, file, prompts) in MODELS.items():
             model = os.path.join(HOME, asset, file)
-            cases = []
-            for prompt in prompts:
-                out = subprocess.run([exe, "tokens", model, prompt, str(N_PREDICT)],
-                                     capture_output=True, check=True, text=True)
-                rows = [line.split() for line in out.stdout.splitlines()]
-                tokens = [int(r[0]) for r in rows]
-                margins = [float(r[1]) for r in rows]
-                cases.append({"prompt": prompt, "tokens": tokens, "margins": margins})
-                print(name, "min margin over 32:", min(margins[:32]), file=sys.stderr)
-            doc = {
+            write_doc(name, {
                 "asset": asset,
                 "file": file,
                 "command": f"llama_golden tokens MODEL PROMPT {N_PREDICT}  (llm/tests/golden/make_model_golden.py)",
-                "cases": cases,
-            }
-            with open(os.path.join(HERE, f"greedy_{name}.json"), "w") as f:
-                json.dump(doc, f, indent=1, ensure_ascii=False)
-                f.write("\n")
+                "cases": run_prompts(exe, model, prompts, name),
+            })
+        requantized(exe, tmp)
 
 
 if __name__ == "__main__":

@@ -34,41 +34,26 @@ pub struct Target {
 }
 
 /// Every format [`requantize`] writes. A new format with a quantizer in
-/// `pocket_kernels::quant::quantize_bytes` is one more entry here.
+/// `pocket_kernels::quant::quantize_bytes` is one more line here (Q5_1: `(DType::Q5_1, 9,
+/// None)`, Q5_K: `(DType::Q5_K, 16, Some(DType::Q5_1))`).
 pub const TARGETS: &[Target] = &[
-    Target {
-        dtype: DType::Q4_0,
-        file_type: 2,
-        llama_fallback: None,
-    },
-    Target {
-        dtype: DType::Q4_1,
-        file_type: 3,
-        llama_fallback: None,
-    },
-    Target {
-        dtype: DType::Q5_0,
-        file_type: 8,
-        llama_fallback: None,
-    },
-    Target {
-        dtype: DType::Q8_0,
-        file_type: 7,
-        llama_fallback: None,
-    },
-    Target {
-        dtype: DType::Q4_K,
-        file_type: 14,
-        llama_fallback: Some(DType::Q5_0),
-    },
-    Target {
-        dtype: DType::Q6_K,
-        file_type: 18,
-        llama_fallback: Some(DType::Q8_0),
-    },
+    Target::new(DType::Q4_0, 2, None),
+    Target::new(DType::Q4_1, 3, None),
+    Target::new(DType::Q5_0, 8, None),
+    Target::new(DType::Q8_0, 7, None),
+    Target::new(DType::Q4_K, 14, Some(DType::Q5_0)),
+    Target::new(DType::Q6_K, 18, Some(DType::Q8_0)),
 ];
 
 impl Target {
+    pub const fn new(dtype: DType, file_type: u32, llama_fallback: Option<DType>) -> Target {
+        Target {
+            dtype,
+            file_type,
+            llama_fallback,
+        }
+    }
+
     /// The target named as llama.cpp prints formats, case-insensitive (`q4_0`, `q4_k`, ...).
     pub fn from_name(name: &str) -> Option<Target> {
         TARGETS

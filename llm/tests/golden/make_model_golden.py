@@ -15,9 +15,9 @@ only for prompts whose 32 margins are all at least 0.5 (picked by this rule, not
 output), and on every prompt, with llama.cpp's tokens forced, the same choice at each step
 whose margin is at least 1.0.
 
-It also requantizes the SmolLM2 asset with `pocket llm requant` to each format of REQUANT
-(K-quants with `--fallback llama`), runs the same prompts on each file and writes
-greedy_smollm2_<format>.json with the file's sha256 (the test requantizes again and checks
+It also requantizes the models with `pocket llm requant` to the formats in REQUANT (K-quants
+with llama.cpp's fallback for rows that are not whole super-blocks), runs some of the same
+prompts on each file and writes greedy_<name>_<format>.json with the file's sha256 (the test requantizes again and checks
 it gets the same bytes); the model files themselves are not kept.
 
 It also writes logits_tiny_qwen3.json: llama.cpp's logits for a fixed token sequence on the
@@ -26,7 +26,7 @@ weights), run as one batch (`llama_golden logits-ids`); positions 0 and 7 are ke
 
 Usage: LLAMA_BIN=/work/peers/build/bin LLAMA_SRC=/path/to/llama.cpp POCKET_HOME=... \\
        POCKET_BIN=target/release/pocket python3 make_model_golden.py
-(ONLY_TINY=1: just the tiny logits; ONLY_REQUANT=1: just the requantized SmolLM2 files.)
+(ONLY_TINY=1: just the tiny logits; ONLY_REQUANT=1 or =<name>: just the requantized files.)
 """
 import hashlib
 import json
@@ -121,13 +121,17 @@ def tiny_logits(exe, tmp):
         f.write("\n")
 
 
-REQUANT = ["q4_0", "q5_0", "q8_0", "q4_k", "q6_k"]
-# Rows that are not whole blocks of a K-quant (SmolLM2's width 576 is not a multiple of 256)
+# Per model: the formats its requantized copies are checked in, and which of its prompts
+# run (the test runs them all in CI). SmolLM2: a story, one without a system prompt and the
+# two long exact sequences; Qwen2.5 (a spot check of qwen2 in Q4_0, output matrix included):
+# code and counting.
+REQUANT = {
+    "smollm2": (["q4_0", "q5_0", "q8_0", "q4_k", "q6_k"], [0, 2, 6, 7]),
+    "qwen25": (["q4_0"], [0, 6]),
+}
+# Rows that are not whole blocks of a K-quant (widths 576 and 896 are not multiples of 256)
 # take llama.cpp's quantize fallback.
 FALLBACK = {"q4_k": "q5_0", "q6_k": "q8_0"}
-# Of SmolLM2's prompts, the ones run in each format (the test runs them all in CI: a story,
-# one without a system prompt, and the two long exact sequences).
-REQUANT_PROMPTS = [0, 2, 6, 7]
 
 
 def run_prompts(exe, model, prompts, name):
@@ -149,13 +153,13 @@ def write_doc(name, doc):
         f.write("\n")
 
 
-def requantized(exe, tmp):
+def requantized(exe, tmp, name, quants, which):
     pocket = os.environ.get("POCKET_BIN", "target/release/pocket")
-    asset, file, prompts = MODELS["smollm2"]
-    prompts = [prompts[i] for i in REQUANT_PROMPTS]
+    asset, file, prompts = MODELS[name]
+    prompts = [prompts[i] for i in which]
     base = os.path.join(HOME, asset, file)
-    for quant in REQUANT:
-        model = os.path.join(tmp, f"smollm2-{quant}.gguf")
+    for quant in quants:
+        model = os.path.join(tmp, f"{name}-{quant}.gguf")
         fallback = FALLBACK.get(quant)
         args = ["--quant", quant] + (["--fallback", fallback] if fallback else [])
         subprocess.run([pocket, "llm", "requant", "--model", base] + args + ["-o", model],
@@ -167,17 +171,20 @@ def requantized(exe, tmp):
                         "sha256": sha},
             "command": f"pocket llm requant --model BASE {' '.join(args)} -o M; llama_golden "
                        f"tokens M PROMPT {N_PREDICT}  (llm/tests/golden/make_model_golden.py)",
-            "cases": run_prompts(exe, model, prompts, f"smollm2 {quant}"),
+            "cases": run_prompts(exe, model, prompts, f"{name} {quant}"),
         }
-        write_doc(f"smollm2_{quant}", doc)
+        write_doc(f"{name}_{quant}", doc)
         os.remove(model)
 
 
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         exe = build(tmp)
-        if os.environ.get("ONLY_REQUANT"):
-            requantized(exe, tmp)
+        only = os.environ.get("ONLY_REQUANT")
+        if only:
+            for name, (quants, which) in REQUANT.items():
+                if only in ("1", name):
+                    requantized(exe, tmp, name, quants, which)
             return
         tiny_logits(exe, tmp)
         if os.environ.get("ONLY_TINY"):
@@ -190,7 +197,8 @@ def main():
                 "command": f"llama_golden tokens MODEL PROMPT {N_PREDICT}  (llm/tests/golden/make_model_golden.py)",
                 "cases": run_prompts(exe, model, prompts, name),
             })
-        requantized(exe, tmp)
+        for name, (quants, which) in REQUANT.items():
+            requantized(exe, tmp, name, quants, which)
 
 
 if __name__ == "__main__":

@@ -6,8 +6,9 @@
 //! `output` included, so the format is exercised by the embedding lookup and the logits too)
 //! is dequantized and quantized to the target; one-dimensional tensors (norms, biases) are
 //! copied as they are (F32 stays F32). A matrix already in its chosen format is copied
-//! bit-for-bit. The output depends only on the input and the options (single pass, scalar
-//! reference quantizers), so the same input always gives the same file.
+//! bit-for-bit. The output depends only on the input and the options (single pass, GGML's
+//! reference quantizers: each converted tensor has the bytes `ggml_quantize_chunk` gives for
+//! the same values without an importance matrix), so the same input always gives the same file.
 //!
 //! K-quant rows must be whole 256-element super-blocks; SmolLM2 (width 576) and Qwen2.5-0.5B
 //! (896) have only `ffn_down` rows that are. Such rows are an error unless a fallback format is

@@ -17,8 +17,10 @@ whose margin is at least 1.0.
 
 It also requantizes the models with `pocket llm requant` to the formats in REQUANT (K-quants
 with llama.cpp's fallback for rows that are not whole super-blocks), runs some of the same
-prompts on each file and writes greedy_<name>_<format>.json with the file's sha256 (the test requantizes again and checks
-it gets the same bytes); the model files themselves are not kept.
+prompts on each file and writes greedy_<name>_<format>.json with the file's sha256 (the test
+requantizes again and checks it gets the same bytes); the model files themselves are not kept.
+Before that, `llama_golden quant-check` confirms every converted tensor has the bytes ggml's
+own quantizer gives for the same values (as llama-quantize without an importance matrix).
 
 It also writes logits_tiny_qwen3.json: llama.cpp's logits for a fixed token sequence on the
 tiny random qwen3 that `pocket llm synth --shape tiny-qwen3 --seed 11` writes (F16 and Q4_1
@@ -26,7 +28,8 @@ weights), run as one batch (`llama_golden logits-ids`); positions 0 and 7 are ke
 
 Usage: LLAMA_BIN=/work/peers/build/bin LLAMA_SRC=/path/to/llama.cpp POCKET_HOME=... \\
        POCKET_BIN=target/release/pocket python3 make_model_golden.py
-(ONLY_TINY=1: just the tiny logits; ONLY_REQUANT=1 or =<name>: just the requantized files.)
+(ONLY_TINY=1: just the tiny logits; ONLY_REQUANT=1 or =<name>: just the requantized files;
+FORMATS=q4_k,q6_k: only these formats of them.)
 """
 import hashlib
 import json
@@ -158,12 +161,17 @@ def requantized(exe, tmp, name, quants, which):
     asset, file, prompts = MODELS[name]
     prompts = [prompts[i] for i in which]
     base = os.path.join(HOME, asset, file)
+    only = os.environ.get("FORMATS")
     for quant in quants:
+        if only and quant not in only.split(","):
+            continue
         model = os.path.join(tmp, f"{name}-{quant}.gguf")
         fallback = FALLBACK.get(quant)
         args = ["--quant", quant] + (["--fallback", fallback] if fallback else [])
         subprocess.run([pocket, "llm", "requant", "--model", base] + args + ["-o", model],
                        check=True)
+        # The file must be what llama.cpp's quantize would write from the same values.
+        subprocess.run([exe, "quant-check", base, model], check=True)
         with open(model, "rb") as f:
             sha = hashlib.sha256(f.read()).hexdigest()
         doc = {

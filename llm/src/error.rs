@@ -47,4 +47,7 @@ pub enum LlmError {
     ContextFull { tokens: usize, max: usize },
     #[error("invalid session setting: {reason}")]
     InvalidSession { reason: String },
+    // --- requantization ---
+    #[error("cannot requantize {tensor}: {reason}")]
+    Requant { tensor: String, reason: String },
 }

@@ -25,6 +25,7 @@ mod generate;
 pub use chat_session::{ChatSession, ReplyOutcome, ReplyTimings, SessionConfig};
 pub use generate::{Generated, StopReason, TextStream, generate};
 pub mod gguf_writer;
+pub mod requant;
 pub mod synth;
 
 /// The compute kernels this engine runs on (thread pool, matmul), for tools built on it.

@@ -1,5 +1,5 @@
-//! `pocket llm`: benchmark the LLM engine (`bench`) and write random-weight models of a given
-//! shape (`synth`).
+//! `pocket llm`: benchmark the LLM engine (`bench`), write random-weight models of a given
+//! shape (`synth`) and rewrite a model in another weight format (`requant`).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -7,6 +7,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
+use pocket_llm::gguf::GgufFile;
+use pocket_llm::requant::{RequantOptions, Target, requantize};
 use pocket_llm::synth::{SynthQuant, SynthShape, write_synth};
 use pocket_llm::{Model, Session, SessionOptions};
 
@@ -16,6 +18,9 @@ pub enum LlmCommand {
     Bench(BenchArgs),
     /// Write a random-weight GGUF of a known shape (MNN-Pocket-0.3B or a tiny test model).
     Synth(SynthArgs),
+    /// Rewrite a GGUF model with its weight matrices in another format (metadata, tokenizer,
+    /// norms and biases unchanged), as `llama-quantize --pure`.
+    Requant(RequantArgs),
     /// Measure memory read bandwidth (the ceiling for decode speed).
     Membw(MembwArgs),
 }
@@ -81,10 +86,30 @@ pub struct SynthArgs {
     pub output: PathBuf,
 }
 
+#[derive(Args, Debug)]
+pub struct RequantArgs {
+    /// GGUF model to read.
+    #[arg(long)]
+    pub model: PathBuf,
+    /// Format of the weight matrices, as llama.cpp names it (q4_0, q8_0, q4_k, ...; an
+    /// unknown name lists them all).
+    #[arg(long)]
+    pub quant: String,
+    /// Format for matrices whose rows are not whole blocks of --quant (K-quants need rows of
+    /// 256): a format name, or `llama` for llama.cpp's choice (q4_k: q5_0, q6_k: q8_0).
+    /// Without it such rows are an error.
+    #[arg(long)]
+    pub fallback: Option<String>,
+    /// Output file.
+    #[arg(short, long)]
+    pub output: PathBuf,
+}
+
 pub fn run(cmd: LlmCommand) -> Result<()> {
     match cmd {
         LlmCommand::Bench(a) => bench(a),
         LlmCommand::Synth(a) => synth(a),
+        LlmCommand::Requant(a) => requant(a),
         LlmCommand::Membw(a) => membw(a),
     }
 }
@@ -149,26 +174,75 @@ pub fn model_path(path: Option<PathBuf>) -> Result<PathBuf> {
     }
 }
 
+fn requant(a: RequantArgs) -> Result<()> {
+    let target = |name: &str| {
+        Target::from_name(name)
+            .with_context(|| format!("unknown format {name} ({})", Target::names()))
+    };
+    let t = target(&a.quant)?;
+    let fallback = match a.fallback.as_deref() {
+        None => None,
+        Some("llama") => t.llama_fallback.map(|d| target(d.name())).transpose()?,
+        Some(f) => Some(target(f)?),
+    };
+    let opts = RequantOptions {
+        target: t,
+        fallback,
+    };
+    let start = Instant::now();
+    let src =
+        GgufFile::open(&a.model).with_context(|| format!("cannot read {}", a.model.display()))?;
+    let report = write_atomically(&a.output, |out| Ok(requantize(&src, &opts, out)?))?;
+    let counts: Vec<String> = report
+        .counts()
+        .iter()
+        .map(|(d, n)| format!("{n} {}", d.name()))
+        .collect();
+    eprintln!(
+        "wrote {} ({} bytes; tensors: {}) in {:.1?}",
+        a.output.display(),
+        report.bytes,
+        counts.join(", "),
+        start.elapsed()
+    );
+    Ok(())
+}
+
+/// Writes `path` through `write` into `path.partial`, renamed into place only on success.
+fn write_atomically<T>(
+    path: &std::path::Path,
+    write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> Result<T>,
+) -> Result<T> {
+    let tmp = path.with_extension("gguf.partial");
+    let file =
+        std::fs::File::create(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+    let r = write(&mut out).and_then(|v| {
+        out.flush()
+            .with_context(|| format!("cannot write {}", tmp.display()))?;
+        Ok(v)
+    });
+    drop(out);
+    match r {
+        Ok(v) => {
+            std::fs::rename(&tmp, path)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            Ok(v)
+        }
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            Err(e)
+        }
+    }
+}
+
 fn synth(a: SynthArgs) -> Result<()> {
     let shape = SynthShape::from_name(&a.shape)
         .with_context(|| format!("unknown shape {} (mnn-pocket-0.3b, tiny-qwen3)", a.shape))?;
     let quant = SynthQuant::from_name(&a.quant)
         .with_context(|| format!("unknown quant {} (q4_1, q4_0, q5_0, q8_0, f16)", a.quant))?;
     let t = Instant::now();
-    let tmp = a.output.with_extension("gguf.partial");
-    let file =
-        std::fs::File::create(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
-    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
-    let bytes = write_synth(&mut out, shape, quant, a.seed);
-    drop(out);
-    let bytes = match bytes {
-        Ok(b) => b,
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(e.into());
-        }
-    };
-    std::fs::rename(&tmp, &a.output)?;
+    let bytes = write_atomically(&a.output, |out| Ok(write_synth(out, shape, quant, a.seed)?))?;
     eprintln!(
         "wrote {} ({} bytes, {} {}, seed {}) in {:.1?}",
         a.output.display(),

@@ -75,7 +75,8 @@ pub fn quantize_row<B: Quantize>(x: &[f32]) -> Result<Vec<B>, KernelError> {
 }
 
 /// Encodes `x` (a whole number of rows) in format `dtype` and returns the bytes, as a GGUF
-/// writer stores them. Supported: F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0.
+/// writer stores them. Every format is supported; the block formats give the bytes GGML's
+/// `quantize_row_*_ref` gives (what llama.cpp's quantize writes without an importance matrix).
 pub fn quantize_bytes(dtype: DType, x: &[f32]) -> Result<Vec<u8>, KernelError> {
     fn blocks<B: Quantize>(x: &[f32]) -> Result<Vec<u8>, KernelError> {
         Ok(block_bytes(&quantize_row::<B>(x)?).to_vec())
@@ -96,7 +97,8 @@ pub fn quantize_bytes(dtype: DType, x: &[f32]) -> Result<Vec<u8>, KernelError> {
         DType::Q4_0 => blocks::<BlockQ4_0>(x),
         DType::Q4_1 => blocks::<BlockQ4_1>(x),
         DType::Q5_0 => blocks::<BlockQ5_0>(x),
-        DType::Q4_K | DType::Q6_K => Err(KernelError::Unsupported(dtype)),
+        DType::Q4_K => blocks::<BlockQ4K>(x),
+        DType::Q6_K => blocks::<BlockQ6K>(x),
     }
 }
 
@@ -160,6 +162,16 @@ pub(crate) fn round_even(x: f32) -> i32 {
     x.round_ties_even() as i32
 }
 
+/// GGML's `nearest_int`: rounds to nearest, ties to even, for `|x| <= 4194303` (the
+/// K-quant searches stay far inside that), with one add and integer ops instead of a
+/// rounding call (baseline x86-64 has no rounding instruction), so the searches vectorize.
+#[inline]
+pub(crate) fn nearest_int(x: f32) -> i32 {
+    debug_assert!(x.abs() <= 4_194_303.0, "{x}");
+    let v = x + 12_582_912.0;
+    (v.to_bits() & 0x007f_ffff) as i32 - 0x0040_0000
+}
+
 #[cfg(test)]
 pub(crate) mod testutil {
     /// A small deterministic generator for test data (splitmix64).
@@ -187,5 +199,24 @@ pub(crate) mod testutil {
             .zip(b)
             .map(|(x, y)| (x - y).abs())
             .fold(0.0, f32::max)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_int_rounds_like_round_even() {
+        let mut rng = testutil::Rng(3);
+        for i in 0..100_000 {
+            let x = match i % 3 {
+                0 => rng.f32() * 40.0,
+                // Exact halves: ties go to even.
+                1 => ((rng.f32() * 1000.0) as i32) as f32 + 0.5,
+                _ => rng.f32() * 4_194_303.0,
+            };
+            assert_eq!(nearest_int(x), round_even(x), "{x}");
+        }
     }
 }

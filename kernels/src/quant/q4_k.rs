@@ -6,7 +6,7 @@
 
 use half::f16;
 
-use super::{QuantBlock, Quantize, round_even};
+use super::{QuantBlock, Quantize, nearest_int};
 use crate::DType;
 
 /// GGML `block_q4_K`.
@@ -83,42 +83,63 @@ unsafe impl QuantBlock for BlockQ4K {
 }
 
 impl Quantize for BlockQ4K {
-    /// A simple min/max quantizer (not GGML's iterative search): per sub-block
-    /// `scale = (max - min) / 15` with `min` clamped to at most 0, both coded in 6 bits.
+    /// GGML `quantize_row_q4_K_ref` (what llama.cpp's quantize writes without an importance
+    /// matrix): per sub-block a weighted least-squares search over scale and minimum
+    /// ([`make_qkx2_quants`]), both then coded in 6 bits under the super-scales.
     fn quantize(x: &[f32]) -> Self {
+        let mut l = [0u8; 256];
+        let mut laux = [0u8; 32];
+        let mut weights = [0f32; 32];
         let mut scales = [0f32; 8];
         let mut mins = [0f32; 8];
-        for s in 0..8 {
-            let v = &x[32 * s..32 * s + 32];
-            let lo = v.iter().copied().fold(0.0f32, f32::min);
-            let hi = v.iter().copied().fold(lo, f32::max);
-            scales[s] = (hi - lo) / 15.0;
-            mins[s] = -lo;
-        }
-        let d = scales.iter().copied().fold(0.0, f32::max) / 63.0;
-        let dmin = mins.iter().copied().fold(0.0, f32::max) / 63.0;
-        let (d16, dmin16) = (f16::from_f32(d), f16::from_f32(dmin));
-        let (d, dmin) = (d16.to_f32(), dmin16.to_f32());
-        let code = |v: f32, unit: f32| {
-            if unit > 0.0 {
-                round_even(v / unit).clamp(0, 63) as u8
-            } else {
-                0
+        let (mut max_scale, mut max_min) = (0f32, 0f32);
+        for j in 0..8 {
+            let v = &x[32 * j..32 * j + 32];
+            let mut sum_x2 = 0f32;
+            for &xv in v {
+                sum_x2 += xv * xv;
             }
+            let av_x = (sum_x2 / 32.0).sqrt();
+            for (w, &xv) in weights.iter_mut().zip(v) {
+                *w = av_x + xv.abs();
+            }
+            (scales[j], mins[j]) = make_qkx2_quants(
+                15,
+                v,
+                &weights,
+                &mut l[32 * j..32 * j + 32],
+                &mut laux,
+                -1.0,
+                0.1,
+                20,
+            );
+            max_scale = max_scale.max(scales[j]);
+            max_min = max_min.max(mins[j]);
+        }
+        let inv_scale = if max_scale > 0.0 {
+            63.0 / max_scale
+        } else {
+            0.0
         };
-        let sc: [u8; 8] = std::array::from_fn(|s| code(scales[s], d));
-        let m: [u8; 8] = std::array::from_fn(|s| code(mins[s], dmin));
+        let inv_min = if max_min > 0.0 { 63.0 / max_min } else { 0.0 };
+        let sc: [u8; 8] = std::array::from_fn(|j| nearest_int(inv_scale * scales[j]).min(63) as u8);
+        let m: [u8; 8] = std::array::from_fn(|j| nearest_int(inv_min * mins[j]).min(63) as u8);
+        let d16 = f16::from_f32(max_scale / 63.0);
+        let dmin16 = f16::from_f32(max_min / 63.0);
+        for j in 0..8 {
+            let d = d16.to_f32() * f32::from(sc[j]);
+            if d == 0.0 {
+                continue;
+            }
+            let dm = dmin16.to_f32() * f32::from(m[j]);
+            for i in 0..32 {
+                l[32 * j + i] = nearest_int((x[32 * j + i] + dm) / d).clamp(0, 15) as u8;
+            }
+        }
         let mut qs = [0u8; 128];
-        for s in 0..8 {
-            let step = d * f32::from(sc[s]);
-            let off = dmin * f32::from(m[s]);
-            for l in 0..32 {
-                let q = if step > 0.0 {
-                    round_even((x[32 * s + l] + off) / step).clamp(0, 15) as u8
-                } else {
-                    0
-                };
-                qs[32 * (s / 2) + l] |= if s % 2 == 0 { q } else { q << 4 };
+        for (c, q) in qs.chunks_exact_mut(32).enumerate() {
+            for (i, b) in q.iter_mut().enumerate() {
+                *b = l[64 * c + i] | (l[64 * c + i + 32] << 4);
             }
         }
         BlockQ4K {
@@ -128,6 +149,83 @@ impl Quantize for BlockQ4K {
             qs,
         }
     }
+}
+
+/// GGML `make_qkx2_quants` (squared error, no MAD): codes `x` as `scale * L - min` with
+/// `L` in `0..=nmax`, searching `nstep + 1` scales around the min/max one for the smallest
+/// `weights`-weighted error (minimum clamped to at most 0). Writes `L`; returns
+/// (scale, min). Float operations in GGML's order, so the result is bit-identical.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn make_qkx2_quants(
+    nmax: i32,
+    x: &[f32],
+    weights: &[f32],
+    l: &mut [u8],
+    laux: &mut [u8],
+    rmin: f32,
+    rdelta: f32,
+    nstep: i32,
+) -> (f32, f32) {
+    let n = x.len();
+    let (mut min, mut max) = (x[0], x[0]);
+    let mut sum_w = weights[0];
+    let mut sum_x = sum_w * x[0];
+    for i in 1..n {
+        min = if x[i] < min { x[i] } else { min };
+        max = if x[i] > max { x[i] } else { max };
+        sum_w += weights[i];
+        sum_x += weights[i] * x[i];
+    }
+    if min > 0.0 {
+        min = 0.0;
+    }
+    if max == min {
+        l[..n].fill(0);
+        return (0.0, -min);
+    }
+    let nmaxf = nmax as f32;
+    let mut iscale = nmaxf / (max - min);
+    let mut scale = 1.0 / iscale;
+    let mut best_error = 0f32;
+    for i in 0..n {
+        let q = nearest_int(iscale * (x[i] - min)).clamp(0, nmax);
+        l[i] = q as u8;
+        let diff = scale * q as f32 + min - x[i];
+        best_error += weights[i] * (diff * diff);
+    }
+    for is in 0..=nstep {
+        iscale = (rmin + rdelta * is as f32 + nmaxf) / (max - min);
+        let (mut sum_l, mut sum_l2, mut sum_xl) = (0f32, 0f32, 0f32);
+        for i in 0..n {
+            let q = nearest_int(iscale * (x[i] - min)).clamp(0, nmax);
+            laux[i] = q as u8;
+            let (w, qf) = (weights[i], q as f32);
+            sum_l += w * qf;
+            sum_l2 += w * qf * qf;
+            sum_xl += w * qf * x[i];
+        }
+        let det = sum_w * sum_l2 - sum_l * sum_l;
+        if det > 0.0 {
+            let mut this_scale = (sum_w * sum_xl - sum_x * sum_l) / det;
+            let mut this_min = (sum_l2 * sum_x - sum_l * sum_xl) / det;
+            if this_min > 0.0 {
+                this_min = 0.0;
+                this_scale = sum_xl / sum_l2;
+            }
+            let mut cur_error = 0f32;
+            for i in 0..n {
+                let diff = this_scale * f32::from(laux[i]) + this_min - x[i];
+                cur_error += weights[i] * (diff * diff);
+            }
+            if cur_error < best_error {
+                l[..n].copy_from_slice(&laux[..n]);
+                best_error = cur_error;
+                scale = this_scale;
+                min = this_min;
+            }
+        }
+    }
+    (scale, -min)
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 
 use half::f16;
 
-use super::{QuantBlock, Quantize, round_even};
+use super::{QuantBlock, Quantize, nearest_int};
 use crate::DType;
 
 /// GGML `block_q6_K`.
@@ -57,47 +57,101 @@ unsafe impl QuantBlock for BlockQ6K {
 }
 
 impl Quantize for BlockQ6K {
-    /// A simple quantizer (not GGML's iterative search): per sub-block the value of largest
-    /// magnitude maps to -32; scales are coded in 8 bits under `d = max|scale| / 127`.
+    /// GGML `quantize_row_q6_K_ref` (what llama.cpp's quantize writes without an importance
+    /// matrix): per sub-block of 16 the scale [`make_qx_quants`] finds, coded in 8 bits
+    /// under `d` with the largest scale at -128.
     fn quantize(x: &[f32]) -> Self {
-        let mut sub = [0f32; 16];
-        for (s, sv) in sub.iter_mut().enumerate() {
-            let v = &x[16 * s..16 * s + 16];
-            let m = v
-                .iter()
-                .copied()
-                .fold(0.0f32, |a, b| if b.abs() > a.abs() { b } else { a });
-            *sv = m / -32.0;
+        let mut l = [0u8; 256];
+        let mut scales = [0f32; 16];
+        let (mut max_scale, mut max_abs_scale) = (0f32, 0f32);
+        for (ib, s) in scales.iter_mut().enumerate() {
+            *s = make_qx_quants(32, &x[16 * ib..16 * ib + 16], &mut l[16 * ib..16 * ib + 16]);
+            if s.abs() > max_abs_scale {
+                max_abs_scale = s.abs();
+                max_scale = *s;
+            }
         }
-        let amax = sub.iter().fold(0.0f32, |a, b| a.max(b.abs()));
-        let d16 = f16::from_f32(amax / 127.0);
-        let d = d16.to_f32();
         let mut b = BlockQ6K {
             ql: [0; 128],
             qh: [0; 64],
             scales: [0; 16],
-            d: d16,
+            d: f16::ZERO,
         };
-        for s in 0..16 {
-            let sc = if d > 0.0 {
-                round_even(sub[s] / d).clamp(-127, 127)
-            } else {
-                0
-            };
-            b.scales[s] = sc as i8;
-            let step = d * sc as f32;
-            for l in 0..16 {
-                let i = 16 * s + l;
-                let q = if step != 0.0 {
-                    round_even(x[i] / step).clamp(-32, 31)
-                } else {
-                    0
-                };
-                b.set_q(i, (q + 32) as u8);
+        if max_abs_scale < GROUP_MAX_EPS {
+            return b;
+        }
+        let iscale = -128.0 / max_scale;
+        b.d = f16::from_f32(1.0 / iscale);
+        for (sc, &s) in b.scales.iter_mut().zip(&scales) {
+            *sc = nearest_int(iscale * s).min(127) as i8;
+        }
+        for j in 0..16 {
+            let d = b.d.to_f32() * f32::from(b.scales[j]);
+            if d == 0.0 {
+                continue;
             }
+            for i in 0..16 {
+                l[16 * j + i] = (nearest_int(x[16 * j + i] / d).clamp(-32, 31) + 32) as u8;
+            }
+        }
+        for (i, &q) in l.iter().enumerate() {
+            b.set_q(i, q);
         }
         b
     }
+}
+
+/// GGML's `GROUP_MAX_EPS`: groups whose largest magnitude is below this are all zero.
+const GROUP_MAX_EPS: f32 = 1e-15;
+
+/// GGML `make_qx_quants` with `rmse_type` 1 and no importance weights: codes `x` as
+/// `scale * (L - nmax)` with `L` in `0..2 nmax`, trying 19 scales around the max-magnitude
+/// one for the best `x^2`-weighted fit. Writes `L`; returns the scale. Float operations in
+/// GGML's order, so the result is bit-identical.
+fn make_qx_quants(nmax: i32, x: &[f32], l: &mut [u8]) -> f32 {
+    let (mut max, mut amax) = (0f32, 0f32);
+    for &v in x {
+        if v.abs() > amax {
+            amax = v.abs();
+            max = v;
+        }
+    }
+    if amax < GROUP_MAX_EPS {
+        l[..x.len()].fill(0);
+        return 0.0;
+    }
+    let nmaxf = nmax as f32;
+    let code = |iscale: f32, v: f32| nearest_int(iscale * v).clamp(-nmax, nmax - 1);
+    let sums = |iscale: f32| {
+        let (mut sumlx, mut suml2) = (0f32, 0f32);
+        for &v in x {
+            let q = code(iscale, v) as f32;
+            let w = v * v;
+            sumlx += w * v * q;
+            suml2 += w * q * q;
+        }
+        (sumlx, suml2)
+    };
+    let fill = |iscale: f32, l: &mut [u8]| {
+        for (o, &v) in l.iter_mut().zip(x) {
+            *o = (nmax + code(iscale, v)) as u8;
+        }
+    };
+    let iscale = -nmaxf / max;
+    fill(iscale, l);
+    let (sumlx, suml2) = sums(iscale);
+    let mut scale = if suml2 != 0.0 { sumlx / suml2 } else { 0.0 };
+    let mut best = scale * sumlx;
+    for is in (-9..=9).filter(|&is| is != 0) {
+        let iscale = -(nmaxf + 0.1 * is as f32) / max;
+        let (sumlx, suml2) = sums(iscale);
+        if suml2 > 0.0 && sumlx * sumlx > best * suml2 {
+            fill(iscale, l);
+            scale = sumlx / suml2;
+            best = scale * sumlx;
+        }
+    }
+    scale
 }
 
 #[cfg(test)]

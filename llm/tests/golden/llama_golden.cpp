@@ -5,9 +5,15 @@
 //                                              each followed by its margin over the runner-up
 //   llama_golden logits MODEL PROMPT        -> the logits after each prompt token, one line each
 //   llama_golden logits-ids MODEL "ID ..."  -> the same for raw token ids, run as one batch
+//   llama_golden quant-check SRC OURS       -> for each tensor of OURS in another format than
+//                                              in SRC, whether its bytes are what ggml's
+//                                              quantizer (no importance matrix, as
+//                                              llama-quantize) gives for SRC's values; exits 1
+//                                              if any differ
 //
 // PROMPT is tokenized with special tokens parsed and no BOS added; greedy = argmax of the
 // raw logits (no sampler), single sequence, 2 threads, flash attention as llama.cpp picks.
+#include "gguf.h"
 #include "llama.h"
 
 #include <cmath>
@@ -19,12 +25,46 @@
 
 static void quiet(enum ggml_log_level, const char *, void *) {}
 
+static int quant_check(const char * src, const char * ours) {
+    ggml_context * cs = nullptr;
+    ggml_context * co = nullptr;
+    gguf_context * gs = gguf_init_from_file(src, { false, &cs });
+    gguf_context * go = gguf_init_from_file(ours, { false, &co });
+    if (!gs || !go) { fprintf(stderr, "cannot read %s or %s\n", src, ours); return 1; }
+    int same = 0, differ = 0, copied = 0;
+    for (int64_t i = 0; i < gguf_get_n_tensors(go); i++) {
+        const char * name = gguf_get_tensor_name(go, i);
+        ggml_tensor * to = ggml_get_tensor(co, name);
+        ggml_tensor * ts = ggml_get_tensor(cs, name);
+        if (!ts) { fprintf(stderr, "%s: not in %s\n", name, src); return 1; }
+        if (to->type == ts->type) { copied++; continue; }
+        const int64_t ne = ggml_nelements(ts), cols = ts->ne[0];
+        std::vector<float> f(ne);
+        ggml_get_type_traits(ts->type)->to_float(ts->data, f.data(), ne);
+        std::vector<char> q(ggml_nbytes(to));
+        ggml_quantize_chunk(to->type, f.data(), q.data(), 0, ne / cols, cols, nullptr);
+        if (memcmp(q.data(), to->data, q.size()) == 0) {
+            same++;
+        } else {
+            differ++;
+            fprintf(stderr, "%s (%s) differs from ggml's quantizer\n", name, ggml_type_name(to->type));
+        }
+    }
+    printf("%d tensors as ggml quantizes them, %d differ, %d copied\n", same, differ, copied);
+    gguf_free(gs);
+    gguf_free(go);
+    ggml_free(cs);
+    ggml_free(co);
+    return differ ? 1 : 0;
+}
+
 int main(int argc, char ** argv) {
     if (argc < 4) {
         fprintf(stderr, "usage: %s tokens|logits MODEL PROMPT [N]\n", argv[0]);
         return 2;
     }
     const std::string mode = argv[1];
+    if (mode == "quant-check") return quant_check(argv[2], argv[3]);
     const int n_predict = argc > 4 ? atoi(argv[4]) : 0;
     llama_log_set(quiet, nullptr);
     llama_backend_init();

@@ -15,13 +15,23 @@ only for prompts whose 32 margins are all at least 0.5 (picked by this rule, not
 output), and on every prompt, with llama.cpp's tokens forced, the same choice at each step
 whose margin is at least 1.0.
 
+It also requantizes the models with `pocket llm requant` to the formats in REQUANT (K-quants
+with llama.cpp's fallback for rows that are not whole super-blocks), runs some of the same
+prompts on each file and writes greedy_<name>_<format>.json with the file's sha256 (the test
+requantizes again and checks it gets the same bytes); the model files themselves are not kept.
+Before that, `llama_golden quant-check` confirms every converted tensor has the bytes ggml's
+own quantizer gives for the same values (as llama-quantize without an importance matrix).
+
 It also writes logits_tiny_qwen3.json: llama.cpp's logits for a fixed token sequence on the
 tiny random qwen3 that `pocket llm synth --shape tiny-qwen3 --seed 11` writes (F16 and Q4_1
 weights), run as one batch (`llama_golden logits-ids`); positions 0 and 7 are kept.
 
 Usage: LLAMA_BIN=/work/peers/build/bin LLAMA_SRC=/path/to/llama.cpp POCKET_HOME=... \\
        POCKET_BIN=target/release/pocket python3 make_model_golden.py
+(ONLY_TINY=1: just the tiny logits; ONLY_REQUANT=1 or =<name>: just the requantized files;
+FORMATS=q4_k,q6_k: only these formats of them.)
 """
+import hashlib
 import json
 import os
 import subprocess
@@ -114,32 +124,89 @@ def tiny_logits(exe, tmp):
         f.write("\n")
 
 
+# Per model: the formats its requantized copies are checked in, and which of its prompts
+# run (the test runs them all in CI). SmolLM2: a story, one without a system prompt and the
+# two long exact sequences; Qwen2.5 (a spot check of qwen2 in Q4_0, output matrix included):
+# code and counting.
+REQUANT = {
+    "smollm2": (["q4_0", "q5_0", "q8_0", "q4_k", "q6_k"], [0, 2, 6, 7]),
+    "qwen25": (["q4_0"], [0, 6]),
+}
+# Rows that are not whole blocks of a K-quant (widths 576 and 896 are not multiples of 256)
+# take llama.cpp's quantize fallback.
+FALLBACK = {"q4_k": "q5_0", "q6_k": "q8_0"}
+
+
+def run_prompts(exe, model, prompts, name):
+    cases = []
+    for prompt in prompts:
+        out = subprocess.run([exe, "tokens", model, prompt, str(N_PREDICT)],
+                             capture_output=True, check=True, text=True)
+        rows = [line.split() for line in out.stdout.splitlines()]
+        tokens = [int(r[0]) for r in rows]
+        margins = [float(r[1]) for r in rows]
+        cases.append({"prompt": prompt, "tokens": tokens, "margins": margins})
+        print(name, "min margin over 32:", min(margins[:32]), file=sys.stderr)
+    return cases
+
+
+def write_doc(name, doc):
+    with open(os.path.join(HERE, f"greedy_{name}.json"), "w") as f:
+        json.dump(doc, f, indent=1, ensure_ascii=False)
+        f.write("\n")
+
+
+def requantized(exe, tmp, name, quants, which):
+    pocket = os.environ.get("POCKET_BIN", "target/release/pocket")
+    asset, file, prompts = MODELS[name]
+    prompts = [prompts[i] for i in which]
+    base = os.path.join(HOME, asset, file)
+    only = os.environ.get("FORMATS")
+    for quant in quants:
+        if only and quant not in only.split(","):
+            continue
+        model = os.path.join(tmp, f"{name}-{quant}.gguf")
+        fallback = FALLBACK.get(quant)
+        args = ["--quant", quant] + (["--fallback", fallback] if fallback else [])
+        subprocess.run([pocket, "llm", "requant", "--model", base] + args + ["-o", model],
+                       check=True)
+        # The file must be what llama.cpp's quantize would write from the same values.
+        subprocess.run([exe, "quant-check", base, model], check=True)
+        with open(model, "rb") as f:
+            sha = hashlib.sha256(f.read()).hexdigest()
+        doc = {
+            "requant": {"asset": asset, "file": file, "quant": quant, "fallback": fallback,
+                        "sha256": sha},
+            "command": f"pocket llm requant --model BASE {' '.join(args)} -o M; llama_golden "
+                       f"tokens M PROMPT {N_PREDICT}  (llm/tests/golden/make_model_golden.py)",
+            "cases": run_prompts(exe, model, prompts, f"{name} {quant}"),
+        }
+        write_doc(f"{name}_{quant}", doc)
+        os.remove(model)
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         exe = build(tmp)
+        only = os.environ.get("ONLY_REQUANT")
+        if only:
+            for name, (quants, which) in REQUANT.items():
+                if only in ("1", name):
+                    requantized(exe, tmp, name, quants, which)
+            return
         tiny_logits(exe, tmp)
         if os.environ.get("ONLY_TINY"):
             return
         for name, (asset, file, prompts) in MODELS.items():
             model = os.path.join(HOME, asset, file)
-            cases = []
-            for prompt in prompts:
-                out = subprocess.run([exe, "tokens", model, prompt, str(N_PREDICT)],
-                                     capture_output=True, check=True, text=True)
-                rows = [line.split() for line in out.stdout.splitlines()]
-                tokens = [int(r[0]) for r in rows]
-                margins = [float(r[1]) for r in rows]
-                cases.append({"prompt": prompt, "tokens": tokens, "margins": margins})
-                print(name, "min margin over 32:", min(margins[:32]), file=sys.stderr)
-            doc = {
+            write_doc(name, {
                 "asset": asset,
                 "file": file,
                 "command": f"llama_golden tokens MODEL PROMPT {N_PREDICT}  (llm/tests/golden/make_model_golden.py)",
-                "cases": cases,
-            }
-            with open(os.path.join(HERE, f"greedy_{name}.json"), "w") as f:
-                json.dump(doc, f, indent=1, ensure_ascii=False)
-                f.write("\n")
+                "cases": run_prompts(exe, model, prompts, name),
+            })
+        for name, (quants, which) in REQUANT.items():
+            requantized(exe, tmp, name, quants, which)
 
 
 if __name__ == "__main__":

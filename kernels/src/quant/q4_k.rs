@@ -86,19 +86,47 @@ impl Quantize for BlockQ4K {
     /// A simple min/max quantizer (not GGML's iterative search): per sub-block
     /// `scale = (max - min) / 15` with `min` clamped to at most 0, both coded in 6 bits.
     fn quantize(x: &[f32]) -> Self {
+        let k = KScales::min_max(x, 15);
+        let mut qs = [0u8; 128];
+        for s in 0..8 {
+            for l in 0..32 {
+                let q = k.level(s, x[32 * s + l]);
+                qs[32 * (s / 2) + l] |= if s % 2 == 0 { q } else { q << 4 };
+            }
+        }
+        BlockQ4K {
+            d: k.d,
+            dmin: k.dmin,
+            scales: BlockQ4K::pack_scales(&k.sc, &k.m),
+            qs,
+        }
+    }
+}
+
+/// The super-scales and 6-bit sub-block scales and mins of a 256-value K-quant super-block
+/// (Q4_K, Q5_K), chosen from each sub-block's minimum and maximum.
+pub(super) struct KScales {
+    pub d: f16,
+    pub dmin: f16,
+    pub sc: [u8; 8],
+    pub m: [u8; 8],
+    max_q: i32,
+}
+
+impl KScales {
+    /// Per sub-block `scale = (max - min) / max_q` with `min` clamped to at most 0.
+    pub fn min_max(x: &[f32], max_q: i32) -> KScales {
         let mut scales = [0f32; 8];
         let mut mins = [0f32; 8];
         for s in 0..8 {
             let v = &x[32 * s..32 * s + 32];
             let lo = v.iter().copied().fold(0.0f32, f32::min);
             let hi = v.iter().copied().fold(lo, f32::max);
-            scales[s] = (hi - lo) / 15.0;
+            scales[s] = (hi - lo) / max_q as f32;
             mins[s] = -lo;
         }
-        let d = scales.iter().copied().fold(0.0, f32::max) / 63.0;
-        let dmin = mins.iter().copied().fold(0.0, f32::max) / 63.0;
-        let (d16, dmin16) = (f16::from_f32(d), f16::from_f32(dmin));
-        let (d, dmin) = (d16.to_f32(), dmin16.to_f32());
+        let d = f16::from_f32(scales.iter().copied().fold(0.0, f32::max) / 63.0);
+        let dmin = f16::from_f32(mins.iter().copied().fold(0.0, f32::max) / 63.0);
         let code = |v: f32, unit: f32| {
             if unit > 0.0 {
                 round_even(v / unit).clamp(0, 63) as u8
@@ -106,26 +134,23 @@ impl Quantize for BlockQ4K {
                 0
             }
         };
-        let sc: [u8; 8] = std::array::from_fn(|s| code(scales[s], d));
-        let m: [u8; 8] = std::array::from_fn(|s| code(mins[s], dmin));
-        let mut qs = [0u8; 128];
-        for s in 0..8 {
-            let step = d * f32::from(sc[s]);
-            let off = dmin * f32::from(m[s]);
-            for l in 0..32 {
-                let q = if step > 0.0 {
-                    round_even((x[32 * s + l] + off) / step).clamp(0, 15) as u8
-                } else {
-                    0
-                };
-                qs[32 * (s / 2) + l] |= if s % 2 == 0 { q } else { q << 4 };
-            }
+        KScales {
+            d,
+            dmin,
+            sc: std::array::from_fn(|s| code(scales[s], d.to_f32())),
+            m: std::array::from_fn(|s| code(mins[s], dmin.to_f32())),
+            max_q,
         }
-        BlockQ4K {
-            d: d16,
-            dmin: dmin16,
-            scales: BlockQ4K::pack_scales(&sc, &m),
-            qs,
+    }
+
+    /// The level (0..=max_q) of value `v` of sub-block `s`.
+    pub fn level(&self, s: usize, v: f32) -> u8 {
+        let step = self.d.to_f32() * f32::from(self.sc[s]);
+        let off = self.dmin.to_f32() * f32::from(self.m[s]);
+        if step > 0.0 {
+            round_even((v + off) / step).clamp(0, self.max_q) as u8
+        } else {
+            0
         }
     }
 }

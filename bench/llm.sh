@@ -4,7 +4,9 @@
 # decoded one by one, each from an empty cache), alternating the two engines per round.
 # Files: SmolLM2-135M Q4_1 (asset), Qwen2.5-Coder-0.5B (asset, if installed: Q5_0 / Q8_0 /
 # Q4_K / Q6_K) and random-weight files of MNN-Pocket-0.3B's exact shape in every format
-# `pocket llm synth` writes (FORMATS, default "q4_0 q4_1 q5_0 q8_0"; add f16 if you like).
+# `pocket llm synth` writes (FORMATS, default "q4_0 q4_1 q5_0 q5_1 q5_k q8_0"; add f16 if you
+# like; q5_k has Q5_1 where rows are not whole 256-element super-blocks: all but ffn_down at
+# this shape, as llama.cpp's quantizer would write it).
 # Also prints the measured memory read bandwidth, decode as a fraction of it (weight bytes
 # read per token x tok/s / bandwidth), and the peak RSS of the MNN-shaped Q4_1 model with a
 # 4K context filled.
@@ -25,7 +27,7 @@ mkdir -p "$WORK"
 MODELS=("$SMOL")
 QWEN_DIR=$("$POCKET" assets path qwen2.5-coder-0.5b-instruct 2>/dev/null || true)
 [ -f "$QWEN_DIR/Qwen2.5-Coder-0.5B-Instruct.gguf" ] && MODELS+=("$QWEN_DIR/Qwen2.5-Coder-0.5B-Instruct.gguf")
-for q in ${FORMATS:-q4_0 q4_1 q5_0 q8_0}; do
+for q in ${FORMATS:-q4_0 q4_1 q5_0 q5_1 q5_k q8_0}; do
   f="$WORK/mnn-pocket-0.3b-$q.gguf"
   [ -f "$f" ] || "$POCKET" llm synth --shape mnn-pocket-0.3b --quant "$q" --seed 1 -o "$f"
   MODELS+=("$f")

@@ -12,7 +12,9 @@ pub enum DType {
     Q4_0,
     Q4_1,
     Q5_0,
+    Q5_1,
     Q4_K,
+    Q5_K,
     Q6_K,
 }
 
@@ -29,7 +31,7 @@ pub enum ActKind {
 
 impl DType {
     /// Every supported format.
-    pub const ALL: [DType; 9] = [
+    pub const ALL: [DType; 11] = [
         DType::F32,
         DType::F16,
         DType::BF16,
@@ -37,7 +39,9 @@ impl DType {
         DType::Q4_0,
         DType::Q4_1,
         DType::Q5_0,
+        DType::Q5_1,
         DType::Q4_K,
+        DType::Q5_K,
         DType::Q6_K,
     ];
 
@@ -45,8 +49,8 @@ impl DType {
     pub const fn block_len(self) -> usize {
         match self {
             DType::F32 | DType::F16 | DType::BF16 => 1,
-            DType::Q8_0 | DType::Q4_0 | DType::Q4_1 | DType::Q5_0 => 32,
-            DType::Q4_K | DType::Q6_K => 256,
+            DType::Q8_0 | DType::Q4_0 | DType::Q4_1 | DType::Q5_0 | DType::Q5_1 => 32,
+            DType::Q4_K | DType::Q5_K | DType::Q6_K => 256,
         }
     }
 
@@ -59,7 +63,9 @@ impl DType {
             DType::Q4_0 => 18,
             DType::Q4_1 => 20,
             DType::Q5_0 => 22,
+            DType::Q5_1 => 24,
             DType::Q4_K => 144,
+            DType::Q5_K => 176,
             DType::Q6_K => 210,
         }
     }
@@ -72,8 +78,10 @@ impl DType {
             DType::Q4_0 => 2,
             DType::Q4_1 => 3,
             DType::Q5_0 => 6,
+            DType::Q5_1 => 7,
             DType::Q8_0 => 8,
             DType::Q4_K => 12,
+            DType::Q5_K => 13,
             DType::Q6_K => 14,
             DType::BF16 => 30,
         }
@@ -94,7 +102,9 @@ impl DType {
             DType::Q4_0 => "q4_0",
             DType::Q4_1 => "q4_1",
             DType::Q5_0 => "q5_0",
+            DType::Q5_1 => "q5_1",
             DType::Q4_K => "q4_K",
+            DType::Q5_K => "q5_K",
             DType::Q6_K => "q6_K",
         }
     }
@@ -120,8 +130,8 @@ impl DType {
     pub const fn act_kind(self) -> ActKind {
         match self {
             DType::F32 | DType::F16 | DType::BF16 => ActKind::F32,
-            DType::Q8_0 | DType::Q4_0 | DType::Q4_1 | DType::Q5_0 => ActKind::Q8A,
-            DType::Q4_K | DType::Q6_K => ActKind::Q8K,
+            DType::Q8_0 | DType::Q4_0 | DType::Q4_1 | DType::Q5_0 | DType::Q5_1 => ActKind::Q8A,
+            DType::Q4_K | DType::Q5_K | DType::Q6_K => ActKind::Q8K,
         }
     }
 
@@ -140,7 +150,10 @@ mod tests {
         for d in DType::ALL {
             assert_eq!(DType::from_ggml_id(d.ggml_id()), Some(d));
         }
-        assert_eq!(DType::from_ggml_id(7), None); // Q5_1: not supported
+        assert_eq!(DType::from_ggml_id(7), Some(DType::Q5_1));
+        assert_eq!(DType::from_ggml_id(11), None); // Q3_K: not supported
+        assert_eq!(DType::Q5_1.row_bytes(64), Some(48));
+        assert_eq!(DType::Q5_K.row_bytes(512), Some(352));
         assert_eq!(DType::Q4_1.row_bytes(576), Some(18 * 20));
         assert_eq!(DType::Q6_K.row_bytes(896), None);
         assert_eq!(DType::F16.matrix_bytes(3, 5), Some(30));

@@ -505,6 +505,8 @@ mod tests {
             (DType::Q8_0, 48),
             (DType::F16, 64),
             (DType::Q6_K, 48),
+            (DType::Q5_1, 24),
+            (DType::Q5_K, 16),
         ];
         let data: Vec<Vec<u8>> = specs
             .iter()
@@ -548,7 +550,10 @@ mod tests {
                     .zip(outs.iter_mut())
                     .map(|(w, o)| MatmulJob { w: *w, out: o })
                     .collect();
-                matmul_many(&pool, &mut jobs, &x, n, &mut scratch).expect("matmul");
+                for part in jobs.chunks_mut(MAX_JOBS) {
+                    matmul_many(&pool, part, &x, n, &mut scratch).expect("matmul");
+                }
+                drop(jobs);
                 for (w, o) in ws.iter().zip(&outs) {
                     let want = reference(w, &x, n);
                     let mag = want.iter().fold(0f32, |m, v| m.max(v.abs()));

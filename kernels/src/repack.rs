@@ -5,13 +5,14 @@
 //!
 //! A group block covers one 32-column block of 8 rows. First come the block headers, one
 //! field at a time for rows 0..8 (Q4_0 and Q8_0: `d: [f16; 8]`; Q4_1: `d` then
-//! `m: [f16; 8]`; Q5_0: `d` then `qh: [[u8; 4]; 8]`), then the quant bytes in chunks of 32:
+//! `m: [f16; 8]`; Q5_0: `d` then `qh: [[u8; 4]; 8]`; Q5_1: `d`, `m`, `qh`), then the quant
+//! bytes in chunks of 32:
 //! chunk `u` holds bytes `4u .. 4u+4` of each row's quants, row `r` at `4r .. 4r+4`. For the
 //! 4-bit formats (16 quant bytes) the low nibbles of chunk `u` are elements `4u..4u+4` and
 //! the high nibbles elements `16+4u..16+4u+4`; for Q8_0 (32 quant bytes) chunk `u` is
 //! elements `4u..4u+4`.
 //!
-//! Q5_0's fifth bits are also reordered, within each row's own 4 `qh` bytes, so that they line
+//! Q5_0's (and Q5_1's) fifth bits are also reordered, within each row's own 4 `qh` bytes, so that they line
 //! up with the quant chunks: bit `s` of byte `e` is the fifth bit of element `4s + e` (GGML:
 //! bit `4s + e` of the little-endian word). Chunk `u`'s low nibbles then take their fifth
 //! bits from bit `u` of the same byte position, its high nibbles from bit `4 + u`: one shift
@@ -25,6 +26,11 @@
 //! as a byte. Then the 128 quant bytes in 32 chunks as above (chunk `u`: bytes `4u..4u+4`, so
 //! chunks `8p .. 8p+8` are sub-blocks `2p` (low nibbles) and `2p+1` (high nibbles)).
 //!
+//! Q5_K (1408-byte group blocks): Q4_K's headers and scale planes, then the rows' 32 `qh`
+//! bytes in 8 chunks, then the 128 quant bytes in 32 chunks, all chunked as above. Quant
+//! chunk `8p + v` (sub-blocks `2p`, `2p+1`, columns `4v..4v+4`) takes its fifth bits from
+//! `qh` chunk `v`: bit `2p` for the low nibbles, bit `2p + 1` for the high ones.
+//!
 //! Q6_K (1680-byte group blocks): `d: [f16; 8]`, the 16 signed 8-bit sub-block scales as
 //! `[[i8; 8]; 16]` (sub-block `s`, row `r` at `8s + r`), then per 128-element half `n` the
 //! rows' 64 `ql` bytes in 16 chunks and their 32 `qh` bytes in 8 chunks (chunks as above).
@@ -37,7 +43,9 @@
 
 use std::sync::Arc;
 
-use crate::quant::{BlockQ4_0, BlockQ4_1, BlockQ4K, BlockQ5_0, BlockQ6K, BlockQ8_0, QuantBlock};
+use crate::quant::{
+    BlockQ4_0, BlockQ4_1, BlockQ4K, BlockQ5_0, BlockQ5_1, BlockQ5K, BlockQ6K, BlockQ8_0, QuantBlock,
+};
 use crate::{DType, KernelError};
 
 /// Rows per interleaved group.
@@ -63,11 +71,19 @@ const fn header_fields(dtype: DType) -> Option<&'static [usize]> {
         DType::Q4_0 | DType::Q8_0 => Some(&[2]),
         DType::Q4_1 => Some(&[2, 2]),
         DType::Q5_0 => Some(&[2, 4]),
-        DType::Q4_K => Some(&[2, 2, 12]),
+        DType::Q5_1 => Some(&[2, 2, 4]),
+        // Q5_K's `qh` bytes are chunked like quants.
+        DType::Q4_K | DType::Q5_K => Some(&[2, 2, 12]),
         // Its own piece map (`q6k_pieces`).
         DType::Q6_K => Some(&[]),
         _ => None,
     }
+}
+
+/// Whether `dtype` has Q4_K's 12-byte scale field at byte 4 (its x8 blocks: the scale
+/// planes at 32..128).
+const fn has_k_scales(dtype: DType) -> bool {
+    matches!(dtype, DType::Q4_K | DType::Q5_K)
 }
 
 /// Q4_K: the 8 rows' GGML scale fields, as the plain copy left them (row `r` at `12r`), to
@@ -110,6 +126,7 @@ fn q4k_scales_from_x8(region: &[u8], r: usize) -> [u8; 12] {
 const fn qh_offset(dtype: DType) -> Option<usize> {
     match dtype {
         DType::Q5_0 => Some(2),
+        DType::Q5_1 => Some(4),
         _ => None,
     }
 }
@@ -405,7 +422,7 @@ fn pack_groups(
                     }
                 });
             }
-            if dtype == DType::Q4_K {
+            if has_k_scales(dtype) {
                 q4k_scales_to_x8(&mut o[32..128]);
             }
         }
@@ -459,7 +476,7 @@ fn unpack_block(dtype: DType, group_block: &[u8], r: usize, out: &mut [u8]) {
                 out[from..from + 4].copy_from_slice(&gather_qh(q));
             }
         });
-        if dtype == DType::Q4_K {
+        if has_k_scales(dtype) {
             out[4..16].copy_from_slice(&q4k_scales_from_x8(&group_block[32..128], r));
         }
     }
@@ -483,6 +500,8 @@ pub(crate) fn dequantize_row_x8(dtype: DType, cols: usize, data: &[u8], r: usize
         DType::Q4_0 => blocks::<BlockQ4_0>(dtype, data, cols / 32, r, out),
         DType::Q4_1 => blocks::<BlockQ4_1>(dtype, data, cols / 32, r, out),
         DType::Q5_0 => blocks::<BlockQ5_0>(dtype, data, cols / 32, r, out),
+        DType::Q5_1 => blocks::<BlockQ5_1>(dtype, data, cols / 32, r, out),
+        DType::Q5_K => blocks::<BlockQ5K>(dtype, data, cols / 256, r, out),
         DType::Q8_0 => blocks::<BlockQ8_0>(dtype, data, cols / 32, r, out),
         DType::Q4_K => blocks::<BlockQ4K>(dtype, data, cols / 256, r, out),
         DType::Q6_K => blocks::<BlockQ6K>(dtype, data, cols / 256, r, out),
@@ -510,8 +529,10 @@ mod tests {
             DType::Q4_0,
             DType::Q4_1,
             DType::Q5_0,
+            DType::Q5_1,
             DType::Q8_0,
             DType::Q4_K,
+            DType::Q5_K,
         ] {
             let (rows, cols) = (16, 2 * dtype.block_len());
             let bytes: Vec<u8> = (0..dtype.matrix_bytes(rows, cols).expect("size"))
@@ -533,10 +554,11 @@ mod tests {
                 bytes[3 * rb + header + 4..3 * rb + header + 8]
             );
             let _ = bb;
-            if dtype == DType::Q5_0 {
+            if let Some(at) = qh_offset(dtype) {
                 // Row 3's fifth bits, reordered: byte e, bit s = element 4s + e.
-                let qh = u32::from_le_bytes(bytes[3 * rb + 2..3 * rb + 6].try_into().expect("4"));
-                let x8 = &p.as_slice()[16 + 12..16 + 16];
+                let qh =
+                    u32::from_le_bytes(bytes[3 * rb + at..3 * rb + at + 4].try_into().expect("4"));
+                let x8 = &p.as_slice()[8 * at + 12..8 * at + 16];
                 for j in 0..32 {
                     assert_eq!(
                         (qh >> j) & 1,

@@ -75,7 +75,8 @@ pub struct SynthArgs {
     /// mnn-pocket-0.3b or tiny-qwen3.
     #[arg(long, default_value = "mnn-pocket-0.3b")]
     pub shape: String,
-    /// q4_1, q4_0, q5_0, q8_0 or f16.
+    /// q4_1, q4_0, q5_0, q5_1, q5_k, q8_0 or f16 (q5_k: Q5_1 for matrices whose rows are
+    /// not whole 256-element super-blocks, as llama.cpp does).
     #[arg(long, default_value = "q4_1")]
     pub quant: String,
     /// Random seed (same seed, same file).
@@ -239,8 +240,12 @@ fn write_atomically<T>(
 fn synth(a: SynthArgs) -> Result<()> {
     let shape = SynthShape::from_name(&a.shape)
         .with_context(|| format!("unknown shape {} (mnn-pocket-0.3b, tiny-qwen3)", a.shape))?;
-    let quant = SynthQuant::from_name(&a.quant)
-        .with_context(|| format!("unknown quant {} (q4_1, q4_0, q5_0, q8_0, f16)", a.quant))?;
+    let quant = SynthQuant::from_name(&a.quant).with_context(|| {
+        format!(
+            "unknown quant {} (q4_1, q4_0, q5_0, q5_1, q5_k, q8_0, f16)",
+            a.quant
+        )
+    })?;
     let t = Instant::now();
     let bytes = write_atomically(&a.output, |out| Ok(write_synth(out, shape, quant, a.seed)?))?;
     eprintln!(

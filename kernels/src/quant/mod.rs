@@ -8,6 +8,8 @@ mod q4_0;
 mod q4_1;
 mod q4_k;
 mod q5_0;
+mod q5_1;
+mod q5_k;
 mod q6_k;
 mod q8_0;
 
@@ -17,6 +19,8 @@ pub use q4_0::BlockQ4_0;
 pub use q4_1::BlockQ4_1;
 pub use q4_k::BlockQ4K;
 pub use q5_0::BlockQ5_0;
+pub use q5_1::BlockQ5_1;
+pub use q5_k::BlockQ5K;
 pub use q6_k::BlockQ6K;
 pub use q8_0::BlockQ8_0;
 
@@ -75,8 +79,9 @@ pub fn quantize_row<B: Quantize>(x: &[f32]) -> Result<Vec<B>, KernelError> {
 }
 
 /// Encodes `x` (a whole number of rows) in format `dtype` and returns the bytes, as a GGUF
-/// writer stores them. Every format is supported; the block formats give the bytes GGML's
-/// `quantize_row_*_ref` gives (what llama.cpp's quantize writes without an importance matrix).
+/// writer stores them. Every format is supported; the block formats other than Q5_K give the
+/// bytes GGML's `quantize_row_*_ref` gives (what llama.cpp's quantize writes without an
+/// importance matrix); Q5_K uses a simple min/max search (valid blocks, not GGML's bytes).
 pub fn quantize_bytes(dtype: DType, x: &[f32]) -> Result<Vec<u8>, KernelError> {
     fn blocks<B: Quantize>(x: &[f32]) -> Result<Vec<u8>, KernelError> {
         Ok(block_bytes(&quantize_row::<B>(x)?).to_vec())
@@ -97,7 +102,9 @@ pub fn quantize_bytes(dtype: DType, x: &[f32]) -> Result<Vec<u8>, KernelError> {
         DType::Q4_0 => blocks::<BlockQ4_0>(x),
         DType::Q4_1 => blocks::<BlockQ4_1>(x),
         DType::Q5_0 => blocks::<BlockQ5_0>(x),
+        DType::Q5_1 => blocks::<BlockQ5_1>(x),
         DType::Q4_K => blocks::<BlockQ4K>(x),
+        DType::Q5_K => blocks::<BlockQ5K>(x),
         DType::Q6_K => blocks::<BlockQ6K>(x),
     }
 }
@@ -150,7 +157,9 @@ pub fn dequantize_row(dtype: DType, bytes: &[u8], out: &mut [f32]) -> Result<(),
         DType::Q4_0 => blocks::<BlockQ4_0>(bytes, out),
         DType::Q4_1 => blocks::<BlockQ4_1>(bytes, out),
         DType::Q5_0 => blocks::<BlockQ5_0>(bytes, out),
+        DType::Q5_1 => blocks::<BlockQ5_1>(bytes, out),
         DType::Q4_K => blocks::<BlockQ4K>(bytes, out),
+        DType::Q5_K => blocks::<BlockQ5K>(bytes, out),
         DType::Q6_K => blocks::<BlockQ6K>(bytes, out),
     }
     Ok(())

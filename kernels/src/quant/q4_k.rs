@@ -6,7 +6,7 @@
 
 use half::f16;
 
-use super::{QuantBlock, Quantize, nearest_int};
+use super::{QuantBlock, Quantize, nearest_int, round_even};
 use crate::DType;
 
 /// GGML `block_q4_K`.
@@ -147,6 +147,59 @@ impl Quantize for BlockQ4K {
             dmin: dmin16,
             scales: BlockQ4K::pack_scales(&sc, &m),
             qs,
+        }
+    }
+}
+
+/// The super-scales and 6-bit sub-block scales and mins of a 256-value K-quant super-block
+/// (Q5_K), chosen from each sub-block's minimum and maximum (a simple quantizer, not GGML's
+/// search).
+pub(super) struct KScales {
+    pub d: f16,
+    pub dmin: f16,
+    pub sc: [u8; 8],
+    pub m: [u8; 8],
+    max_q: i32,
+}
+
+impl KScales {
+    /// Per sub-block `scale = (max - min) / max_q` with `min` clamped to at most 0.
+    pub fn min_max(x: &[f32], max_q: i32) -> KScales {
+        let mut scales = [0f32; 8];
+        let mut mins = [0f32; 8];
+        for s in 0..8 {
+            let v = &x[32 * s..32 * s + 32];
+            let lo = v.iter().copied().fold(0.0f32, f32::min);
+            let hi = v.iter().copied().fold(lo, f32::max);
+            scales[s] = (hi - lo) / max_q as f32;
+            mins[s] = -lo;
+        }
+        let d = f16::from_f32(scales.iter().copied().fold(0.0, f32::max) / 63.0);
+        let dmin = f16::from_f32(mins.iter().copied().fold(0.0, f32::max) / 63.0);
+        let code = |v: f32, unit: f32| {
+            if unit > 0.0 {
+                round_even(v / unit).clamp(0, 63) as u8
+            } else {
+                0
+            }
+        };
+        KScales {
+            d,
+            dmin,
+            sc: std::array::from_fn(|s| code(scales[s], d.to_f32())),
+            m: std::array::from_fn(|s| code(mins[s], dmin.to_f32())),
+            max_q,
+        }
+    }
+
+    /// The level (0..=max_q) of value `v` of sub-block `s`.
+    pub fn level(&self, s: usize, v: f32) -> u8 {
+        let step = self.d.to_f32() * f32::from(self.sc[s]);
+        let off = self.dmin.to_f32() * f32::from(self.m[s]);
+        if step > 0.0 {
+            round_even((v + off) / step).clamp(0, self.max_q) as u8
+        } else {
+            0
         }
     }
 }

@@ -5,8 +5,8 @@ use half::{bf16, f16};
 
 use super::{ActQuant, Tile, TileFn};
 use crate::quant::{
-    BlockQ4_0, BlockQ4_1, BlockQ4K, BlockQ5_0, BlockQ6K, BlockQ8_0, BlockQ8A, BlockQ8K, QuantBlock,
-    quantize_q8a, quantize_q8k,
+    BlockQ4_0, BlockQ4_1, BlockQ4K, BlockQ5_0, BlockQ5_1, BlockQ5K, BlockQ6K, BlockQ8_0, BlockQ8A,
+    BlockQ8K, QuantBlock, quantize_q8a, quantize_q8k,
 };
 use crate::repack::{GROUP, Layout, unpack_row_x8};
 use crate::{ActKind, DType};
@@ -98,24 +98,28 @@ pub(crate) fn dot_row(dtype: DType, row: &[u8], act: ActRow<'_>) -> f32 {
                 b.d.to_f32() * a[i].d * s as f32
             })
             .sum(),
+        (DType::Q5_1, ActRow::Q8A(a)) => (0..a.len())
+            .map(|i| {
+                let b: BlockQ5_1 = block(row, i);
+                let s: i32 = (0..32)
+                    .map(|j| i32::from(b.q(j)) * i32::from(a[i].qs[j]))
+                    .sum();
+                b.d.to_f32() * a[i].d * s as f32 + b.m.to_f32() * a[i].s
+            })
+            .sum(),
         (DType::Q4_K, ActRow::Q8K(a)) => (0..a.len())
             .map(|i| {
                 let b: BlockQ4K = block(row, i);
-                let y = &a[i];
-                let (mut sum_q, mut sum_m) = (0i32, 0i32);
-                for s in 0..8 {
-                    let (sc, m) = b.scale_min(s);
-                    let mut dot = 0i32;
-                    for l in 0..32 {
-                        let byte = b.qs[32 * (s / 2) + l];
-                        let q = if s % 2 == 0 { byte & 0x0F } else { byte >> 4 };
-                        dot += i32::from(q) * i32::from(y.qs[32 * s + l]);
-                    }
-                    sum_q += i32::from(sc) * dot;
-                    sum_m +=
-                        i32::from(m) * (i32::from(y.bsums[2 * s]) + i32::from(y.bsums[2 * s + 1]));
-                }
-                y.d * b.d.to_f32() * sum_q as f32 - y.d * b.dmin.to_f32() * sum_m as f32
+                kquant_dot(&a[i], b.d, b.dmin, &b.scales, |s, l| {
+                    let byte = b.qs[32 * (s / 2) + l];
+                    if s % 2 == 0 { byte & 0x0F } else { byte >> 4 }
+                })
+            })
+            .sum(),
+        (DType::Q5_K, ActRow::Q8K(a)) => (0..a.len())
+            .map(|i| {
+                let b: BlockQ5K = block(row, i);
+                kquant_dot(&a[i], b.d, b.dmin, &b.scales, |s, l| b.q(s, l))
             })
             .sum(),
         (DType::Q6_K, ActRow::Q8K(a)) => (0..a.len())
@@ -136,6 +140,27 @@ pub(crate) fn dot_row(dtype: DType, row: &[u8], act: ActRow<'_>) -> f32 {
             .sum(),
         _ => unreachable!("activation kind does not match {dtype:?}"),
     }
+}
+
+/// One super-block of a K-quant with 6-bit scales and mins (Q4_K, Q5_K) against Q8_K
+/// activations; `q(s, l)` is the level of element `32 * s + l`.
+fn kquant_dot(
+    y: &BlockQ8K,
+    d: f16,
+    dmin: f16,
+    scales: &[u8; 12],
+    q: impl Fn(usize, usize) -> u8,
+) -> f32 {
+    let (sc, m) = BlockQ4K::unpack_scales(scales);
+    let (mut sum_q, mut sum_m) = (0i32, 0i32);
+    for s in 0..8 {
+        let dot: i32 = (0..32)
+            .map(|l| i32::from(q(s, l)) * i32::from(y.qs[32 * s + l]))
+            .sum();
+        sum_q += i32::from(sc[s]) * dot;
+        sum_m += i32::from(m[s]) * (i32::from(y.bsums[2 * s]) + i32::from(y.bsums[2 * s + 1]));
+    }
+    y.d * d.to_f32() * sum_q as f32 - y.d * dmin.to_f32() * sum_m as f32
 }
 
 /// The scalar tile (one for all formats: it reads the format from the tile).

@@ -35,7 +35,7 @@ fn random_weights(rng: &mut Rng, dtype: DType, rows: usize, k: usize, raw: bool)
             }
             // Keep the f16 scales finite and moderate: 0x2000..0x3BFF (~0.008 .. 1.0).
             let scale_at: &[usize] = match dtype {
-                DType::Q4_1 | DType::Q4_K => &[0, 2],
+                DType::Q4_1 | DType::Q5_1 | DType::Q4_K | DType::Q5_K => &[0, 2],
                 DType::Q6_K => &[208],
                 _ => &[0],
             };

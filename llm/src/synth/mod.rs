@@ -72,6 +72,10 @@ pub enum SynthQuant {
     Q4_1,
     Q4_0,
     Q5_0,
+    Q5_1,
+    /// Q5_K where a matrix's rows are whole 256-element super-blocks, else Q5_1 (as
+    /// llama.cpp's quantizer falls back for such tensors).
+    Q5K,
     Q8_0,
     F16,
 }
@@ -82,17 +86,23 @@ impl SynthQuant {
             "q4_1" => Some(SynthQuant::Q4_1),
             "q4_0" => Some(SynthQuant::Q4_0),
             "q5_0" => Some(SynthQuant::Q5_0),
+            "q5_1" => Some(SynthQuant::Q5_1),
+            "q5_k" | "q5_K" => Some(SynthQuant::Q5K),
             "q8_0" => Some(SynthQuant::Q8_0),
             "f16" => Some(SynthQuant::F16),
             _ => None,
         }
     }
 
-    fn dtype(self) -> DType {
+    /// The format of a matrix with rows of `cols` elements.
+    fn dtype(self, cols: u64) -> DType {
         match self {
             SynthQuant::Q4_1 => DType::Q4_1,
             SynthQuant::Q4_0 => DType::Q4_0,
             SynthQuant::Q5_0 => DType::Q5_0,
+            SynthQuant::Q5_1 => DType::Q5_1,
+            SynthQuant::Q5K if cols.is_multiple_of(256) => DType::Q5_K,
+            SynthQuant::Q5K => DType::Q5_1,
             SynthQuant::Q8_0 => DType::Q8_0,
             SynthQuant::F16 => DType::F16,
         }
@@ -106,6 +116,9 @@ impl SynthQuant {
             SynthQuant::Q4_1 => 3,
             SynthQuant::Q8_0 => 7,
             SynthQuant::Q5_0 => 8,
+            SynthQuant::Q5_1 => 9,
+            // Q5_K_S: no Q6_K mix.
+            SynthQuant::Q5K => 16,
         }
     }
 }
@@ -198,7 +211,7 @@ fn writer(shape: SynthShape, quant: SynthQuant, seed: u64) -> Result<GgufWriter,
         .meta("tokenizer.ggml.bos_token_id", u(pad))
         .meta("tokenizer.ggml.add_bos_token", MetaValue::Bool(false))
         .meta("tokenizer.chat_template", s(CHAT_TEMPLATE));
-    let wq = quant.dtype();
+    let wq = |cols: u64| quant.dtype(cols);
     let (d, q, kv, f, hd) = (
         m.d as u64,
         (m.heads * m.head_dim) as u64,
@@ -206,21 +219,21 @@ fn writer(shape: SynthShape, quant: SynthQuant, seed: u64) -> Result<GgufWriter,
         m.ffn as u64,
         m.head_dim as u64,
     );
-    w.tensor("token_embd.weight", &[d, m.vocab as u64], wq)?;
+    w.tensor("token_embd.weight", &[d, m.vocab as u64], wq(d))?;
     w.tensor("output_norm.weight", &[d], DType::F32)?;
     for l in 0..m.layers {
         let n = |t: &str| format!("blk.{l}.{t}");
         w.tensor(&n("attn_norm.weight"), &[d], DType::F32)?;
-        w.tensor(&n("attn_q.weight"), &[d, q], wq)?;
-        w.tensor(&n("attn_k.weight"), &[d, kv], wq)?;
-        w.tensor(&n("attn_v.weight"), &[d, kv], wq)?;
+        w.tensor(&n("attn_q.weight"), &[d, q], wq(d))?;
+        w.tensor(&n("attn_k.weight"), &[d, kv], wq(d))?;
+        w.tensor(&n("attn_v.weight"), &[d, kv], wq(d))?;
         w.tensor(&n("attn_q_norm.weight"), &[hd], DType::F32)?;
         w.tensor(&n("attn_k_norm.weight"), &[hd], DType::F32)?;
-        w.tensor(&n("attn_output.weight"), &[q, d], wq)?;
+        w.tensor(&n("attn_output.weight"), &[q, d], wq(q))?;
         w.tensor(&n("ffn_norm.weight"), &[d], DType::F32)?;
-        w.tensor(&n("ffn_gate.weight"), &[d, f], wq)?;
-        w.tensor(&n("ffn_up.weight"), &[d, f], wq)?;
-        w.tensor(&n("ffn_down.weight"), &[f, d], wq)?;
+        w.tensor(&n("ffn_gate.weight"), &[d, f], wq(d))?;
+        w.tensor(&n("ffn_up.weight"), &[d, f], wq(d))?;
+        w.tensor(&n("ffn_down.weight"), &[f, d], wq(f))?;
     }
     Ok(w)
 }
@@ -377,6 +390,47 @@ mod tests {
             let r = GgufFile::from_bytes(bytes[..cut].to_vec())
                 .and_then(|f| Model::from_gguf(f, LoadOptions::default()));
             assert!(r.is_err(), "cut at {cut}");
+        }
+    }
+
+    #[test]
+    fn q5_models_load_and_the_interleaved_kernels_agree_with_row_major() {
+        use crate::gguf::GgmlType;
+        let probe = [0u8; 8 * 24];
+        let wants_x8 = pocket_kernels::Weights::new(DType::Q5_1, 8, 32, &probe)
+            .expect("probe")
+            .wants_repack();
+        for (quant, k_tensors) in [(SynthQuant::Q5_1, 0), (SynthQuant::Q5K, 2)] {
+            let bytes = synth_bytes(SynthShape::TinyQwen3, quant, 3).expect("synth");
+            let file = GgufFile::from_bytes(bytes.clone()).expect("gguf");
+            // Only ffn_down has rows of 256 (a whole super-block) in the tiny shape.
+            let n_k = file
+                .tensors()
+                .iter()
+                .filter(|t| t.ggml_type() == GgmlType::Q5K)
+                .count();
+            assert_eq!(n_k, k_tensors, "{quant:?}");
+            let logits = |repack: bool| {
+                let f = GgufFile::from_bytes(bytes.clone()).expect("gguf");
+                let opts = LoadOptions {
+                    repack,
+                    ..LoadOptions::default()
+                };
+                let model = Model::from_gguf(f, opts).expect("model");
+                assert_eq!(model.repacked_matrices() > 0, repack && wants_x8);
+                let opts = SessionOptions {
+                    context: 32,
+                    threads: 2,
+                    batch: 8,
+                };
+                let mut s = Session::new(model, opts).expect("session");
+                s.prefill(&[5, 17, 300, 42, 7]).expect("prefill").to_vec()
+            };
+            let (a, b) = (logits(true), logits(false));
+            let mag = a.iter().fold(0f32, |m, v| m.max(v.abs()));
+            for (x, y) in a.iter().zip(&b) {
+                assert!((x - y).abs() <= 1e-3 * mag, "{quant:?}: {x} vs {y}");
+            }
         }
     }
 

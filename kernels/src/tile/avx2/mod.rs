@@ -19,20 +19,25 @@ pub(crate) const ACT_QUANT: ActQuant = ActQuant {
     q8k: crate::quant::quantize_q8k,
 };
 
-/// The AVX2 tile for `dtype`. Only call the result after checking the CPU (see `Isa`).
+/// The AVX2 tile for `dtype` in `layout`, if there is one. Only call the result after checking the CPU (see `Isa`).
 pub(crate) fn tile_fn(dtype: DType, layout: Layout) -> Option<TileFn> {
     if layout == Layout::X8 {
         return match dtype {
             DType::Q4_0 => Some(x8::tile_q4_0x8),
             DType::Q4_1 => Some(x8::tile_q4_1x8),
             DType::Q5_0 => Some(x8::tile_q5_0x8),
+            DType::Q5_1 => Some(x8::tile_q5_1x8),
             DType::Q4_K => Some(x8k::tile_q4_kx8),
+            DType::Q5_K => Some(x8k::tile_q5_kx8),
             DType::Q6_K => Some(x8k::tile_q6_kx8),
             DType::Q8_0 => Some(x8::tile_q8_0x8),
             _ => None,
         };
     }
+    // Q5_1 and Q5_K run interleaved (every matrix of 8k rows is repacked at load); the rare
+    // row-major ones take the scalar tile.
     Some(match dtype {
+        DType::Q5_1 | DType::Q5_K => return None,
         DType::F32 => float::tile_f32,
         DType::F16 => float::tile_f16,
         DType::BF16 => float::tile_bf16,

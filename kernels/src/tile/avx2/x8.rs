@@ -36,40 +36,96 @@ pub(super) fn prefetch<const L: usize>(p: *const u8) {
     }
 }
 
-/// C tokens x one 8-row Q4_1x8 group (160-byte group blocks): `out[c][0..8]`.
+/// The 32 reordered `qh` bytes of a Q5_0x8 / Q5_1x8 group block at `p` (`FIVE`), else zero.
+///
+/// # Safety
+/// With `FIVE`, `p` must be valid for 32 bytes.
 #[inline]
 #[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn q4_1x8<const C: usize>(
+unsafe fn fifth_bit_bytes<const FIVE: bool>(p: *const u8) -> __m256i {
+    if FIVE {
+        // SAFETY: guaranteed by the caller.
+        unsafe { _mm256_loadu_si256(p.cast()) }
+    } else {
+        _mm256_setzero_si256()
+    }
+}
+
+/// The weights of quant chunk `u` (at `q`) of a 32-column x8 block as unsigned bytes: (low
+/// nibbles, high nibbles), with `FIVE` their fifth bits from `qh`: bit `u` (low) and
+/// `4 + u` (high) of the byte at the same position, moved to bit 4 (16-bit shifts: bit 4
+/// only ever comes from its own byte).
+///
+/// # Safety
+/// `q` must be valid for 32 bytes.
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn chunk_values<const FIVE: bool>(
+    q: *const u8,
+    qh: __m256i,
+    u: usize,
+) -> (__m256i, __m256i) {
+    let mask = _mm256_set1_epi8(0x0F);
+    // SAFETY: guaranteed by the caller.
+    let q = unsafe { _mm256_loadu_si256(q.cast()) };
+    let mut lo = _mm256_and_si256(q, mask);
+    let mut hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), mask);
+    if FIVE {
+        let bit4 = _mm256_set1_epi8(0x10);
+        let n = _mm_cvtsi32_si128(u as i32);
+        let hlo = _mm256_srl_epi16(_mm256_slli_epi16(qh, 4), n);
+        lo = _mm256_or_si256(lo, _mm256_and_si256(hlo, bit4));
+        hi = _mm256_or_si256(hi, _mm256_and_si256(_mm256_srl_epi16(qh, n), bit4));
+    }
+    (lo, hi)
+}
+
+/// C tokens x one 8-row group of a format with a minimum: Q4_1x8 (`FIVE = false`, 160-byte
+/// group blocks: d, m, quants) or Q5_1x8 (`FIVE = true`, 192-byte group blocks: d, m,
+/// reordered fifth bits, quants): `out[c][0..8]`. Weights stay unsigned (0..15, 0..31).
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn qmx8<const C: usize, const FIVE: bool>(
     g: *const u8,
     nb: usize,
     a: [*const BlockQ8A; C],
     out: [*mut f32; C],
 ) {
-    let mask = _mm256_set1_epi8(0x0F);
+    let (bytes, quants) = if FIVE { (192, 64) } else { (160, 32) };
     let ones = _mm256_set1_epi16(1);
     let mut acc = [_mm256_setzero_ps(); C];
     // SAFETY: the caller guarantees nb group blocks at `g`, nb activation blocks per token
     // and 8 writable floats per output pointer.
     unsafe {
         for b in 0..nb {
-            let blk = g.add(b * 160);
+            let blk = g.add(b * bytes);
             prefetch::<3>(blk.wrapping_add(PREFETCH));
             let x: [&BlockQ8A; C] = std::array::from_fn(|c| &*a[c].add(b));
-            let mut p = [_mm256_setzero_si256(); C];
+            let qh = fifth_bit_bytes::<FIVE>(blk.add(32));
+            let mut plo = [_mm256_setzero_si256(); C];
+            let mut phi = [_mm256_setzero_si256(); C];
             for u in 0..4 {
-                let q = _mm256_loadu_si256(blk.add(32 + 32 * u).cast());
-                let lo = _mm256_and_si256(q, mask);
-                let hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), mask);
+                let (lo, hi) = chunk_values::<FIVE>(blk.add(quants + 32 * u), qh, u);
                 for c in 0..C {
-                    // 8 products of at most 2*15*127 each: the 16-bit sums cannot overflow.
-                    p[c] = _mm256_add_epi16(p[c], _mm256_maddubs_epi16(lo, bcast(x[c], u)));
-                    p[c] = _mm256_add_epi16(p[c], _mm256_maddubs_epi16(hi, bcast(x[c], 4 + u)));
+                    // Q5_1: 4 products of at most 2*31*127 each per sum; Q4_1 (one sum): 8 of
+                    // at most 2*15*127. Neither overflows 16 bits.
+                    plo[c] = _mm256_add_epi16(plo[c], _mm256_maddubs_epi16(lo, bcast(x[c], u)));
+                    let ph = _mm256_maddubs_epi16(hi, bcast(x[c], 4 + u));
+                    if FIVE {
+                        phi[c] = _mm256_add_epi16(phi[c], ph);
+                    } else {
+                        plo[c] = _mm256_add_epi16(plo[c], ph);
+                    }
                 }
             }
             let d = _mm256_cvtph_ps(_mm_loadu_si128(blk.cast()));
             let m = _mm256_cvtph_ps(_mm_loadu_si128(blk.add(16).cast()));
             for c in 0..C {
-                let s = _mm256_cvtepi32_ps(_mm256_madd_epi16(p[c], ones));
+                let mut s = _mm256_madd_epi16(plo[c], ones);
+                if FIVE {
+                    s = _mm256_add_epi32(s, _mm256_madd_epi16(phi[c], ones));
+                }
+                let s = _mm256_cvtepi32_ps(s);
                 acc[c] = _mm256_fmadd_ps(s, _mm256_mul_ps(d, _mm256_set1_ps(x[c].d)), acc[c]);
                 acc[c] = _mm256_fmadd_ps(m, _mm256_set1_ps(x[c].s), acc[c]);
             }
@@ -91,7 +147,7 @@ unsafe fn q8_0x8<const C: usize>(
 ) {
     let ones = _mm256_set1_epi16(1);
     let mut acc = [_mm256_setzero_ps(); C];
-    // SAFETY: as for `q4_1x8`, with 272-byte group blocks.
+    // SAFETY: as for `qmx8`, with 272-byte group blocks.
     unsafe {
         for b in 0..nb {
             let blk = g.add(b * 272);
@@ -133,36 +189,19 @@ unsafe fn qsx8<const C: usize, const FIVE: bool>(
     out: [*mut f32; C],
 ) {
     let (bytes, quants) = if FIVE { (176, 48) } else { (144, 16) };
-    let mask = _mm256_set1_epi8(0x0F);
-    let bit4 = _mm256_set1_epi8(0x10);
     let offset = _mm256_set1_epi8(if FIVE { 16 } else { 8 });
     let ones = _mm256_set1_epi16(1);
     let mut acc = [_mm256_setzero_ps(); C];
-    // SAFETY: as for `q4_1x8`, with `bytes`-byte group blocks.
+    // SAFETY: as for `qmx8`, with `bytes`-byte group blocks.
     unsafe {
         for b in 0..nb {
             let blk = g.add(b * bytes);
             prefetch::<3>(blk.wrapping_add(PREFETCH));
             let x: [&BlockQ8A; C] = std::array::from_fn(|c| &*a[c].add(b));
-            // Fifth bits of chunk u: low nibbles at bit u, high nibbles at bit 4 + u of each
-            // byte; shifted to bit 4 (16-bit shifts: bit 4 only ever comes from its own byte).
-            let qh = if FIVE {
-                _mm256_loadu_si256(blk.add(16).cast())
-            } else {
-                _mm256_setzero_si256()
-            };
-            let (mut hlo, mut hhi) = (_mm256_slli_epi16(qh, 4), qh);
+            let qh = fifth_bit_bytes::<FIVE>(blk.add(16));
             let mut p = [_mm256_setzero_si256(); C];
             for u in 0..4 {
-                let q = _mm256_loadu_si256(blk.add(quants + 32 * u).cast());
-                let mut lo = _mm256_and_si256(q, mask);
-                let mut hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), mask);
-                if FIVE {
-                    lo = _mm256_or_si256(lo, _mm256_and_si256(hlo, bit4));
-                    hi = _mm256_or_si256(hi, _mm256_and_si256(hhi, bit4));
-                    hlo = _mm256_srli_epi16(hlo, 1);
-                    hhi = _mm256_srli_epi16(hhi, 1);
-                }
+                let (lo, hi) = chunk_values::<FIVE>(blk.add(quants + 32 * u), qh, u);
                 let lo = _mm256_sub_epi8(lo, offset);
                 let hi = _mm256_sub_epi8(hi, offset);
                 let (alo, ahi) = (_mm256_sign_epi8(lo, lo), _mm256_sign_epi8(hi, hi));
@@ -252,7 +291,8 @@ macro_rules! entry {
 }
 pub(super) use entry;
 
-entry!(tile_q4_1x8, tile_q4_1x8_avx2, BlockQ8A, 32, q4_1x8);
+entry!(tile_q4_1x8, tile_q4_1x8_avx2, BlockQ8A, 32, qmx8, false);
+entry!(tile_q5_1x8, tile_q5_1x8_avx2, BlockQ8A, 32, qmx8, true);
 entry!(tile_q8_0x8, tile_q8_0x8_avx2, BlockQ8A, 32, q8_0x8);
 entry!(tile_q4_0x8, tile_q4_0x8_avx2, BlockQ8A, 32, qsx8, false);
 entry!(tile_q5_0x8, tile_q5_0x8_avx2, BlockQ8A, 32, qsx8, true);

@@ -1,7 +1,8 @@
-//! AVX2 tiles for the interleaved Q4_Kx8 and Q6_Kx8 layouts (see `crate::repack`) against
+//! AVX2 tiles for the interleaved Q4_Kx8, Q5_Kx8 and Q6_Kx8 layouts (see `crate::repack`) against
 //! [`BlockQ8K`] activations. As in the 32-element x8 tiles, `maddubs` lanes are rows; each
-//! sub-block's 16-bit sums meet its per-row scale in one `madd`. Q4_K's mins meet the
-//! activation sums two sub-blocks per `madd`; Q6_K's weights become signed bytes `q - 32`
+//! sub-block's 16-bit sums meet its per-row scale in one `madd` (Q5_K: two, one per half, so
+//! the 16-bit sums cannot overflow). Their mins meet the activation sums two sub-blocks per
+//! `madd`; Q6_K's weights become signed bytes `q - 32`
 //! (sign trick). All sums are exact integers, as GGML's.
 
 use std::arch::x86_64::*;
@@ -69,10 +70,11 @@ unsafe fn each_block<const C: usize>(
     }
 }
 
-/// C tokens x one 8-row Q4_Kx8 group: `out[c][0..8]`.
+/// C tokens x one 8-row group of Q4_Kx8 (`FIVE = false`) or Q5_Kx8 (`FIVE = true`, fifth
+/// bits in `qh` chunks before the quants): `out[c][0..8]`.
 #[inline]
 #[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn q4_kx8<const C: usize>(
+unsafe fn kx8<const C: usize, const FIVE: bool>(
     g: *const u8,
     nb: usize,
     a: [*const BlockQ8K; C],
@@ -81,9 +83,14 @@ unsafe fn q4_kx8<const C: usize>(
     let m4 = _mm256_set1_epi8(0x0F);
     let m2 = _mm256_set1_epi8(3);
     let m30 = _mm256_set1_epi8(0x30);
+    let bit4 = _mm256_set1_epi8(0x10);
+    let (bytes, quants) = if FIVE { (Q5_BYTES, 384) } else { (BYTES, 128) };
     // SAFETY: forwarded from the caller.
     unsafe {
-        each_block(g, nb, BYTES, a, out, |blk, y, acc| {
+        each_block(g, nb, bytes, a, out, |blk, y, acc| {
+            if FIVE {
+                prefetch::<4>(blk.wrapping_add(128 + PREFETCH));
+            }
             // Scales and mins of all 8 sub-blocks of the 8 rows, byte 8s + r.
             let l = _mm256_loadu_si256(blk.add(32).cast());
             let m = _mm256_loadu_si256(blk.add(64).cast());
@@ -114,28 +121,41 @@ unsafe fn q4_kx8<const C: usize>(
             ];
             let mut sumi = [_mm256_setzero_si256(); C];
             for p in 0..4 {
-                let qs = blk.add(128 + 256 * p);
+                let qs = blk.add(quants + 256 * p);
                 prefetch::<4>(qs.wrapping_add(PREFETCH));
+                // Fifth bits of sub-blocks 2p, 2p + 1 moved to bits 0, 1 of each byte.
+                let shift = _mm_cvtsi32_si128(2 * p as i32);
                 let mut plo = [_mm256_setzero_si256(); C];
                 let mut phi = [_mm256_setzero_si256(); C];
                 for u in 0..8 {
                     let q = _mm256_loadu_si256(qs.add(32 * u).cast());
-                    let lo = _mm256_and_si256(q, m4);
-                    let hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
+                    let mut lo = _mm256_and_si256(q, m4);
+                    let mut hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
+                    if FIVE {
+                        let h = _mm256_loadu_si256(blk.add(128 + 32 * u).cast());
+                        let h = _mm256_srl_epi16(h, shift);
+                        lo = _mm256_or_si256(lo, _mm256_and_si256(_mm256_slli_epi16(h, 4), bit4));
+                        hi = _mm256_or_si256(hi, _mm256_and_si256(_mm256_slli_epi16(h, 3), bit4));
+                    }
                     for c in 0..C {
-                        // 8 products of at most 2*15*127 each: the 16-bit sums cannot overflow.
+                        // Q4_K: 8 products of at most 2*15*127 each per sum; Q5_K: 4 of at
+                        // most 2*31*127 (then flushed). Neither overflows 16 bits.
                         let xl = bcast(y[c], 64 * p + 4 * u);
                         let xh = bcast(y[c], 64 * p + 32 + 4 * u);
                         plo[c] = _mm256_add_epi16(plo[c], _mm256_maddubs_epi16(lo, xl));
                         phi[c] = _mm256_add_epi16(phi[c], _mm256_maddubs_epi16(hi, xh));
                     }
-                }
-                for c in 0..C {
-                    let s = _mm256_add_epi32(
-                        _mm256_madd_epi16(plo[c], sc[2 * p]),
-                        _mm256_madd_epi16(phi[c], sc[2 * p + 1]),
-                    );
-                    sumi[c] = _mm256_add_epi32(sumi[c], s);
+                    if u == 7 || (FIVE && u == 3) {
+                        for c in 0..C {
+                            let s = _mm256_add_epi32(
+                                _mm256_madd_epi16(plo[c], sc[2 * p]),
+                                _mm256_madd_epi16(phi[c], sc[2 * p + 1]),
+                            );
+                            sumi[c] = _mm256_add_epi32(sumi[c], s);
+                            plo[c] = _mm256_setzero_si256();
+                            phi[c] = _mm256_setzero_si256();
+                        }
+                    }
                 }
             }
             let d = _mm256_cvtph_ps(_mm_loadu_si128(blk.cast()));
@@ -173,6 +193,9 @@ unsafe fn q4_kx8<const C: usize>(
         })
     }
 }
+
+/// Bytes of one Q5_Kx8 group block.
+const Q5_BYTES: usize = 1408;
 
 /// Bytes of one Q6_Kx8 group block.
 const Q6_BYTES: usize = 1680;
@@ -240,5 +263,6 @@ unsafe fn q6_kx8<const C: usize>(
     }
 }
 
-entry!(tile_q4_kx8, tile_q4_kx8_avx2, BlockQ8K, 256, q4_kx8);
+entry!(tile_q4_kx8, tile_q4_kx8_avx2, BlockQ8K, 256, kx8, false);
+entry!(tile_q5_kx8, tile_q5_kx8_avx2, BlockQ8K, 256, kx8, true);
 entry!(tile_q6_kx8, tile_q6_kx8_avx2, BlockQ8K, 256, q6_kx8);

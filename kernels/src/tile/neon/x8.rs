@@ -1,4 +1,4 @@
-//! NEON `sdot` tiles for the interleaved Q4_0x8, Q4_1x8, Q5_0x8 and Q8_0x8 layouts (see
+//! NEON `sdot` tiles for the interleaved Q4_0x8, Q4_1x8, Q5_0x8, Q5_1x8 and Q8_0x8 layouts (see
 //! `crate::repack`): each `sdot` lane is one row's 4-input dot, so 16 `sdot`s cover a
 //! 32-column block of 8 rows. Q4_0 / Q5_0 weights become signed bytes (`q - 8`, `q - 16`).
 
@@ -93,22 +93,53 @@ unsafe fn tile_q8(t: &Tile) {
 /// See [`crate::tile::TileFn`]; the CPU must have the dot-product extension.
 pub(crate) unsafe fn tile_q4_1x8_dot(t: &Tile) {
     // SAFETY: forwarded from the caller.
-    unsafe { tile_q4_1(t) }
+    unsafe { tile_min::<false>(t) }
 }
 
-#[target_feature(enable = "neon,dotprod")]
-unsafe fn tile_q4_1(t: &Tile) {
-    let m4 = vdupq_n_u8(0x0F);
-    // SAFETY: the driver hands out whole 160-byte group blocks.
+/// # Safety
+/// See [`crate::tile::TileFn`]; the CPU must have the dot-product extension.
+pub(crate) unsafe fn tile_q5_1x8_dot(t: &Tile) {
+    // SAFETY: forwarded from the caller.
+    unsafe { tile_min::<true>(t) }
+}
+
+/// Fifth bits for chunk `u` of a Q5_0x8 / Q5_1x8 block: bit `u` (low nibbles) and bit
+/// `4 + u` (high nibbles) of the `qh` byte at the same position, moved to bit 4.
+#[inline(always)]
+fn fifth_bits(qh: uint8x16_t, u: usize) -> (uint8x16_t, uint8x16_t) {
+    // SAFETY: NEON is always present on aarch64.
     unsafe {
-        for_each_block(t, 32, 160, |blk, x: &BlockQ8A, acc| {
+        let bit4 = vdupq_n_u8(0x10);
+        let (up, down) = (vdupq_n_s8(4 - u as i8), vdupq_n_s8(-(u as i8)));
+        (
+            vandq_u8(vshlq_u8(qh, up), bit4),
+            vandq_u8(vshlq_u8(qh, down), bit4),
+        )
+    }
+}
+
+/// Q4_1x8 (`FIVE = false`: d, m, quants; 160-byte group blocks) or Q5_1x8 (d, m, reordered
+/// fifth bits, quants; 192 bytes). Weights stay unsigned.
+#[target_feature(enable = "neon,dotprod")]
+unsafe fn tile_min<const FIVE: bool>(t: &Tile) {
+    let (bytes, quants) = if FIVE { (192, 64) } else { (160, 32) };
+    let m4 = vdupq_n_u8(0x0F);
+    // SAFETY: the driver hands out whole group blocks of `bytes`.
+    unsafe {
+        for_each_block(t, 32, bytes, |blk, x: &BlockQ8A, acc| {
+            let qh = [vld1q_u8(blk.add(32)), vld1q_u8(blk.add(48))];
             let mut s = [vdupq_n_s32(0); 2];
             for u in 0..4 {
                 let (xl, xh) = (bcast(x, u), bcast(x, 4 + u));
                 for (h, sh) in s.iter_mut().enumerate() {
-                    let q = vld1q_u8(blk.add(32 + 16 * h + 32 * u));
-                    *sh = sdot(*sh, vreinterpretq_s8_u8(vandq_u8(q, m4)), xl);
-                    *sh = sdot(*sh, vreinterpretq_s8_u8(vshrq_n_u8(q, 4)), xh);
+                    let q = vld1q_u8(blk.add(quants + 16 * h + 32 * u));
+                    let (mut lo, mut hi) = (vandq_u8(q, m4), vshrq_n_u8(q, 4));
+                    if FIVE {
+                        let (bl, bh) = fifth_bits(qh[h], u);
+                        (lo, hi) = (vorrq_u8(lo, bl), vorrq_u8(hi, bh));
+                    }
+                    *sh = sdot(*sh, vreinterpretq_s8_u8(lo), xl);
+                    *sh = sdot(*sh, vreinterpretq_s8_u8(hi), xh);
                 }
             }
             scale(acc, s, blk, x.d);
@@ -134,13 +165,11 @@ pub(crate) unsafe fn tile_q5_0x8_dot(t: &Tile) {
 }
 
 /// Q4_0x8 (`FIVE = false`: d, quants; 144-byte group blocks) or Q5_0x8 (d, reordered fifth
-/// bits, quants; 176 bytes). Chunk `u`'s fifth bits are bit `u` (low nibbles) and bit
-/// `4 + u` (high nibbles) of the `qh` byte at the same position.
+/// bits, quants; 176 bytes; see [`fifth_bits`]).
 #[target_feature(enable = "neon,dotprod")]
 unsafe fn tile_signed<const FIVE: bool>(t: &Tile) {
     let (bytes, quants) = if FIVE { (176, 48) } else { (144, 16) };
     let m4 = vdupq_n_u8(0x0F);
-    let bit4 = vdupq_n_u8(0x10);
     let offset = vdupq_n_s8(if FIVE { 16 } else { 8 });
     let w = |v: uint8x16_t| vsubq_s8(vreinterpretq_s8_u8(v), offset);
     // SAFETY: the driver hands out whole group blocks of `bytes`.
@@ -150,13 +179,12 @@ unsafe fn tile_signed<const FIVE: bool>(t: &Tile) {
             let mut s = [vdupq_n_s32(0); 2];
             for u in 0..4 {
                 let (xl, xh) = (bcast(x, u), bcast(x, 4 + u));
-                let (up, down) = (vdupq_n_s8(4 - u as i8), vdupq_n_s8(-(u as i8)));
                 for (h, sh) in s.iter_mut().enumerate() {
                     let q = vld1q_u8(blk.add(quants + 16 * h + 32 * u));
                     let (mut lo, mut hi) = (vandq_u8(q, m4), vshrq_n_u8(q, 4));
                     if FIVE {
-                        lo = vorrq_u8(lo, vandq_u8(vshlq_u8(qh[h], up), bit4));
-                        hi = vorrq_u8(hi, vandq_u8(vshlq_u8(qh[h], down), bit4));
+                        let (bl, bh) = fifth_bits(qh[h], u);
+                        (lo, hi) = (vorrq_u8(lo, bl), vorrq_u8(hi, bh));
                     }
                     *sh = sdot(*sh, w(lo), xl);
                     *sh = sdot(*sh, w(hi), xh);

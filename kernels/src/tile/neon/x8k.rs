@@ -1,6 +1,7 @@
-//! NEON `sdot` tiles for the interleaved Q4_Kx8 and Q6_Kx8 layouts (see `crate::repack`)
+//! NEON `sdot` tiles for the interleaved Q4_Kx8, Q5_Kx8 and Q6_Kx8 layouts (see `crate::repack`)
 //! against [`BlockQ8K`] activations: each `sdot` lane is one row's 4-input dot; a sub-block's
-//! sums meet their per-row scales in one multiply-add, Q4_K's mins the activation sums.
+//! sums meet their per-row scales in one multiply-add, Q4_K's / Q5_K's mins the activation
+//! sums.
 //! Q6_K weights become signed bytes `q - 32`.
 
 use std::arch::aarch64::*;
@@ -42,17 +43,27 @@ fn widen(b: uint8x8_t) -> [int32x4_t; 2] {
 /// See [`crate::tile::TileFn`]; the CPU must have the dot-product extension.
 pub(crate) unsafe fn tile_q4_kx8_dot(t: &Tile) {
     // SAFETY: forwarded from the caller.
-    unsafe { tile(t) }
+    unsafe { tile::<false>(t) }
 }
 
+/// # Safety
+/// See [`crate::tile::TileFn`]; the CPU must have the dot-product extension.
+pub(crate) unsafe fn tile_q5_kx8_dot(t: &Tile) {
+    // SAFETY: forwarded from the caller.
+    unsafe { tile::<true>(t) }
+}
+
+/// Q4_Kx8 (`FIVE = false`) or Q5_Kx8 (`FIVE = true`: the `qh` chunks before the quants).
 #[target_feature(enable = "neon,dotprod")]
-unsafe fn tile(t: &Tile) {
+unsafe fn tile<const FIVE: bool>(t: &Tile) {
     let m4 = vdupq_n_u8(0x0F);
     let m2 = vdupq_n_u8(3);
     let m30 = vdupq_n_u8(0x30);
+    let bit4 = vdupq_n_u8(0x10);
+    let (bytes, quants) = if FIVE { (Q5_BYTES, 384) } else { (BYTES, 128) };
     // SAFETY: the driver hands out whole group blocks.
     unsafe {
-        for_each_block(t, 256, BYTES, |blk, y: &BlockQ8K, acc| {
+        for_each_block(t, 256, bytes, |blk, y: &BlockQ8K, acc| {
             // Scales and mins of the 8 sub-blocks of the 8 rows (row r at byte r).
             let mut sc = [vdup_n_u8(0); 8];
             let mut mn = [vdup_n_u8(0); 8];
@@ -76,12 +87,20 @@ unsafe fn tile(t: &Tile) {
             for p in 0..4 {
                 let mut lo = [vdupq_n_s32(0); 2];
                 let mut hi = [vdupq_n_s32(0); 2];
+                // Fifth bits of sub-blocks 2p (low nibbles), 2p + 1 (high) moved to bit 4.
+                let (up_lo, up_hi) = (vdupq_n_s8(4 - 2 * p as i8), vdupq_n_s8(3 - 2 * p as i8));
                 for u in 0..8 {
                     let (xl, xh) = (bcast(y, 64 * p + 4 * u), bcast(y, 64 * p + 32 + 4 * u));
                     for h in 0..2 {
-                        let q = vld1q_u8(blk.add(128 + 256 * p + 32 * u + 16 * h));
-                        lo[h] = sdot(lo[h], vreinterpretq_s8_u8(vandq_u8(q, m4)), xl);
-                        hi[h] = sdot(hi[h], vreinterpretq_s8_u8(vshrq_n_u8(q, 4)), xh);
+                        let q = vld1q_u8(blk.add(quants + 256 * p + 32 * u + 16 * h));
+                        let (mut ql, mut qh) = (vandq_u8(q, m4), vshrq_n_u8(q, 4));
+                        if FIVE {
+                            let b = vld1q_u8(blk.add(128 + 32 * u + 16 * h));
+                            ql = vorrq_u8(ql, vandq_u8(vshlq_u8(b, up_lo), bit4));
+                            qh = vorrq_u8(qh, vandq_u8(vshlq_u8(b, up_hi), bit4));
+                        }
+                        lo[h] = sdot(lo[h], vreinterpretq_s8_u8(ql), xl);
+                        hi[h] = sdot(hi[h], vreinterpretq_s8_u8(qh), xh);
                     }
                 }
                 let (sl, sh) = (widen(sc[2 * p]), widen(sc[2 * p + 1]));
@@ -107,6 +126,9 @@ unsafe fn tile(t: &Tile) {
         })
     }
 }
+
+/// Bytes of one Q5_Kx8 group block.
+const Q5_BYTES: usize = 1408;
 
 /// Bytes of one Q6_Kx8 group block.
 const Q6_BYTES: usize = 1680;

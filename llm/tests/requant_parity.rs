@@ -97,6 +97,7 @@ macro_rules! parity_tests {
 parity_tests! {
     smollm2_q4_0: "greedy_smollm2_q4_0.json",
     smollm2_q5_0: "greedy_smollm2_q5_0.json",
+    smollm2_q5_1: "greedy_smollm2_q5_1.json",
     smollm2_q8_0: "greedy_smollm2_q8_0.json",
     smollm2_q4_k: "greedy_smollm2_q4_k.json",
     smollm2_q6_k: "greedy_smollm2_q6_k.json",

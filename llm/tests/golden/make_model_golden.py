@@ -129,7 +129,7 @@ def tiny_logits(exe, tmp):
 # two long exact sequences; Qwen2.5 (a spot check of qwen2 in Q4_0, output matrix included):
 # code and counting.
 REQUANT = {
-    "smollm2": (["q4_0", "q5_0", "q8_0", "q4_k", "q6_k"], [0, 2, 6, 7]),
+    "smollm2": (["q4_0", "q5_0", "q5_1", "q8_0", "q4_k", "q6_k"], [0, 2, 6, 7]),
     "qwen25": (["q4_0"], [0, 6]),
 }
 # Rows that are not whole blocks of a K-quant (widths 576 and 896 are not multiples of 256)

@@ -56,8 +56,9 @@ fn prepare(kind: ActKind, x: &[f32], k: usize) -> (Vec<u8>, usize) {
         ActKind::Q8A => {
             let mut b = vec![BlockQ8A::ZERO; n * k / 32];
             quant::quantize_q8a(x, &mut b);
-            let bytes =
-                unsafe { std::slice::from_raw_parts(b.as_ptr().cast::<u8>(), b.len() * 40) };
+            let bytes = unsafe {
+                std::slice::from_raw_parts(b.as_ptr().cast::<u8>(), b.len() * size_of::<BlockQ8A>())
+            };
             (bytes.to_vec(), act_row_bytes(kind, k))
         }
         ActKind::Q8K => {

@@ -50,6 +50,7 @@ unsafe fn quantize_q8a_avx2(x: &[f32], out: &mut [BlockQ8A]) {
             _mm256_storeu_si256(b.qs.as_mut_ptr().cast(), q);
             b.d = round_f16(d);
             b.s = round_f16(d * sum as f32);
+            b.sum = sum;
         }
     }
 }

@@ -2,8 +2,8 @@
 //! 4 inputs of 8 rows at once against 4 broadcast activations, so lanes are rows: no
 //! horizontal sums, and one scale FMA per block covers 8 rows. Q4_1 sums 8 `maddubs` in
 //! 16 bits before one `madd` per block; Q8_0 needs the sign trick and a `madd` per chunk.
-//! Q4_0 and Q5_0 make signed weights (`q - 8`, `q - 16`), use the sign trick and still sum
-//! in 16 bits: exact integer sums, as GGML's.
+//! Q4_0 and Q5_0 keep their unsigned weights and take the offset off with the activations'
+//! exact sums: exact integer sums, as GGML's.
 
 use std::arch::x86_64::*;
 
@@ -123,7 +123,8 @@ unsafe fn q8_0x8<const C: usize>(
 
 /// C tokens x one 8-row group of a zero-offset format: Q4_0x8 (`FIVE = false`, 144-byte
 /// group blocks: d, quants) or Q5_0x8 (`FIVE = true`, 176-byte group blocks: d, reordered
-/// fifth bits, quants). Weights become signed bytes `q - 8` / `q - 16`.
+/// fifth bits, quants). The weights stay unsigned (`q`, no sign trick): `maddubs` takes them
+/// as they are and the offset comes off the exact integer sum, `Σ(q - z)x = Σqx - z·Σx`.
 #[inline]
 #[target_feature(enable = "avx2,fma,f16c")]
 unsafe fn qsx8<const C: usize, const FIVE: bool>(
@@ -132,10 +133,9 @@ unsafe fn qsx8<const C: usize, const FIVE: bool>(
     a: [*const BlockQ8A; C],
     out: [*mut f32; C],
 ) {
-    let (bytes, quants) = if FIVE { (176, 48) } else { (144, 16) };
+    let (bytes, quants, z) = if FIVE { (176, 48, 16) } else { (144, 16, 8) };
     let mask = _mm256_set1_epi8(0x0F);
     let bit4 = _mm256_set1_epi8(0x10);
-    let offset = _mm256_set1_epi8(if FIVE { 16 } else { 8 });
     let ones = _mm256_set1_epi16(1);
     let mut acc = [_mm256_setzero_ps(); C];
     // SAFETY: as for `q4_1x8`, with `bytes`-byte group blocks.
@@ -153,6 +153,7 @@ unsafe fn qsx8<const C: usize, const FIVE: bool>(
             };
             let (mut hlo, mut hhi) = (_mm256_slli_epi16(qh, 4), qh);
             let mut p = [_mm256_setzero_si256(); C];
+            let mut s = [_mm256_setzero_si256(); C];
             for u in 0..4 {
                 let q = _mm256_loadu_si256(blk.add(quants + 32 * u).cast());
                 let mut lo = _mm256_and_si256(q, mask);
@@ -163,21 +164,29 @@ unsafe fn qsx8<const C: usize, const FIVE: bool>(
                     hlo = _mm256_srli_epi16(hlo, 1);
                     hhi = _mm256_srli_epi16(hhi, 1);
                 }
-                let lo = _mm256_sub_epi8(lo, offset);
-                let hi = _mm256_sub_epi8(hi, offset);
-                let (alo, ahi) = (_mm256_sign_epi8(lo, lo), _mm256_sign_epi8(hi, hi));
                 for c in 0..C {
-                    // 8 products of at most 2*16*127 each: the 16-bit sums cannot overflow.
-                    let xl = _mm256_sign_epi8(bcast(x[c], u), lo);
-                    let xh = _mm256_sign_epi8(bcast(x[c], 4 + u), hi);
-                    p[c] = _mm256_add_epi16(p[c], _mm256_maddubs_epi16(alo, xl));
-                    p[c] = _mm256_add_epi16(p[c], _mm256_maddubs_epi16(ahi, xh));
+                    // Q4_0: 8 products of at most 2*15*127; Q5_0: 4 of at most 2*31*127
+                    // before each widening: the 16-bit sums cannot overflow.
+                    p[c] = _mm256_add_epi16(p[c], _mm256_maddubs_epi16(lo, bcast(x[c], u)));
+                    p[c] = _mm256_add_epi16(p[c], _mm256_maddubs_epi16(hi, bcast(x[c], 4 + u)));
+                }
+                if FIVE && u % 2 == 1 {
+                    for c in 0..C {
+                        s[c] = _mm256_add_epi32(s[c], _mm256_madd_epi16(p[c], ones));
+                        p[c] = _mm256_setzero_si256();
+                    }
                 }
             }
             let d = _mm256_cvtph_ps(_mm_loadu_si128(blk.cast()));
             for c in 0..C {
-                let s = _mm256_cvtepi32_ps(_mm256_madd_epi16(p[c], ones));
-                acc[c] = _mm256_fmadd_ps(s, _mm256_mul_ps(d, _mm256_set1_ps(x[c].d)), acc[c]);
+                let si = if FIVE {
+                    s[c]
+                } else {
+                    _mm256_madd_epi16(p[c], ones)
+                };
+                let si = _mm256_sub_epi32(si, _mm256_set1_epi32(z * x[c].sum));
+                let sf = _mm256_cvtepi32_ps(si);
+                acc[c] = _mm256_fmadd_ps(sf, _mm256_mul_ps(d, _mm256_set1_ps(x[c].d)), acc[c]);
             }
         }
         for c in 0..C {

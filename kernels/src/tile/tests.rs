@@ -122,12 +122,16 @@ fn simd_tiles_match_scalar() {
         ) {
             for &k in ks(dtype) {
                 for raw in [false, true] {
-                    let (mut rows, n) = (
+                    let (mut rows, mut n) = (
                         1 + (rng.next_u64() % 11) as usize,
-                        1 + (rng.next_u64() % 7) as usize,
+                        1 + (rng.next_u64() % 11) as usize,
                     );
                     if layout == Layout::X8 {
                         rows = 8 * (1 + rows % 3);
+                        if raw {
+                            // Past the widest token block (8) and into the one-token tail.
+                            n = 9 + n % 3;
+                        }
                     }
                     let w = random_weights(&mut rng, dtype, rows, k, raw);
                     let x = rng.vec(n * k, 2.0);

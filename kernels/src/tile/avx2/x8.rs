@@ -14,7 +14,7 @@ use crate::tile::Tile;
 /// Broadcast of activation bytes `4i .. 4i+4` of a block.
 #[inline]
 #[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn bcast(x: &BlockQ8A, i: usize) -> __m256i {
+pub(super) unsafe fn bcast(x: &BlockQ8A, i: usize) -> __m256i {
     // SAFETY: i < 8, inside the 32 quant bytes.
     _mm256_set1_epi32(unsafe { std::ptr::read_unaligned(x.qs.as_ptr().cast::<i32>().add(i)) })
 }
@@ -199,10 +199,16 @@ unsafe fn qsx8<const C: usize, const FIVE: bool>(
 pub(super) type GroupFn<A, const C: usize> =
     unsafe fn(*const u8, usize, [*const A; C], [*mut f32; C]);
 
-/// Covers the tile group by group, 4 tokens at a time; `block` columns per group block.
+/// Covers the tile group by group, `W` tokens at a time (then one by one); `block` columns
+/// per group block.
 #[inline]
 #[target_feature(enable = "avx2,fma,f16c")]
-pub(super) unsafe fn tile_x8<A>(t: &Tile, block: usize, four: GroupFn<A, 4>, one: GroupFn<A, 1>) {
+pub(super) unsafe fn tile_x8<A, const W: usize>(
+    t: &Tile,
+    block: usize,
+    wide: GroupFn<A, W>,
+    one: GroupFn<A, 1>,
+) {
     let nb = t.k / block;
     let group_bytes = GROUP * t.w_stride;
     // The kernels prefetch ahead of themselves; start the tile's first bytes now.
@@ -214,14 +220,14 @@ pub(super) unsafe fn tile_x8<A>(t: &Tile, block: usize, four: GroupFn<A, 4>, one
             let gp = t.w.add(g * group_bytes);
             let out = |c: usize| t.out.add(c * t.out_stride + g * GROUP);
             let mut c = 0;
-            while c + 4 <= t.ntok {
-                four(
+            while c + W <= t.ntok {
+                wide(
                     gp,
                     nb,
-                    [act(c), act(c + 1), act(c + 2), act(c + 3)],
-                    [out(c), out(c + 1), out(c + 2), out(c + 3)],
+                    std::array::from_fn(|i| act(c + i)),
+                    std::array::from_fn(|i| out(c + i)),
                 );
-                c += 4;
+                c += W;
             }
             while c < t.ntok {
                 one(gp, nb, [act(c)], [out(c)]);
@@ -232,36 +238,71 @@ pub(super) unsafe fn tile_x8<A>(t: &Tile, block: usize, four: GroupFn<A, 4>, one
 }
 
 /// The tile entry `$name` for group kernel `$kernel` (with const argument `$flag`, if any)
-/// over activations `$act` in blocks of `$block` columns.
+/// over activations `$act` in blocks of `$block` columns, `$w` tokens at a time, compiled
+/// for target features `$feat` (which the CPU must have).
 macro_rules! entry {
-    ($name:ident, $inner:ident, $act:ty, $block:expr, $kernel:ident $(, $flag:expr)?) => {
+    ($name:ident, $inner:ident, $feat:literal, $w:literal, $act:ty, $block:expr, $kernel:ident $(, $flag:expr)?) => {
         /// # Safety
-        /// See [`crate::tile::TileFn`]; the CPU must support AVX2, FMA and F16C.
+        /// See [`crate::tile::TileFn`]; the CPU must support the target features above.
         pub(crate) unsafe fn $name(t: &Tile) {
             // SAFETY: forwarded from the caller.
             unsafe { $inner(t) }
         }
 
-        #[target_feature(enable = "avx2,fma,f16c")]
+        #[target_feature(enable = $feat)]
         unsafe fn $inner(t: &Tile) {
-            #[target_feature(enable = "avx2,fma,f16c")]
-            unsafe fn four(g: *const u8, nb: usize, a: [*const $act; 4], o: [*mut f32; 4]) {
+            #[target_feature(enable = $feat)]
+            unsafe fn wide(g: *const u8, nb: usize, a: [*const $act; $w], o: [*mut f32; $w]) {
                 // SAFETY: forwarded.
-                unsafe { $kernel::<4 $(, $flag)?>(g, nb, a, o) }
+                unsafe { $kernel::<$w $(, $flag)?>(g, nb, a, o) }
             }
-            #[target_feature(enable = "avx2,fma,f16c")]
+            #[target_feature(enable = $feat)]
             unsafe fn one(g: *const u8, nb: usize, a: [*const $act; 1], o: [*mut f32; 1]) {
                 // SAFETY: forwarded.
                 unsafe { $kernel::<1 $(, $flag)?>(g, nb, a, o) }
             }
             // SAFETY: forwarded.
-            unsafe { tile_x8(t, $block, four, one) }
+            unsafe { tile_x8(t, $block, wide, one) }
         }
     };
 }
 pub(super) use entry;
 
-entry!(tile_q4_1x8, tile_q4_1x8_avx2, BlockQ8A, 32, q4_1x8);
-entry!(tile_q8_0x8, tile_q8_0x8_avx2, BlockQ8A, 32, q8_0x8);
-entry!(tile_q4_0x8, tile_q4_0x8_avx2, BlockQ8A, 32, qsx8, false);
-entry!(tile_q5_0x8, tile_q5_0x8_avx2, BlockQ8A, 32, qsx8, true);
+entry!(
+    tile_q4_1x8,
+    tile_q4_1x8_avx2,
+    "avx2,fma,f16c",
+    4,
+    BlockQ8A,
+    32,
+    q4_1x8
+);
+entry!(
+    tile_q8_0x8,
+    tile_q8_0x8_avx2,
+    "avx2,fma,f16c",
+    4,
+    BlockQ8A,
+    32,
+    q8_0x8
+);
+entry!(
+    tile_q4_0x8,
+    tile_q4_0x8_avx2,
+    "avx2,fma,f16c",
+    4,
+    BlockQ8A,
+    32,
+    qsx8,
+    false
+);
+entry!(
+    tile_q5_0x8,
+    tile_q5_0x8_avx2,
+    "avx2,fma,f16c",
+    4,
+    BlockQ8A,
+    32,
+    qsx8,
+    true
+);

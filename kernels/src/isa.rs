@@ -10,6 +10,10 @@ pub enum Isa {
     Scalar,
     /// x86-64 with AVX2, FMA and F16C.
     Avx2,
+    /// [`Isa::Avx2`] plus AVX-512 F/BW/VL and VNNI: the AVX2 kernels, except the interleaved
+    /// integer tiles, which use `vpdpbusd` on 256-bit registers (32-bit sums, no 16-bit
+    /// partial sums, 32 registers).
+    Avx512Vnni,
     /// aarch64 with NEON (always present on aarch64).
     Neon,
     /// aarch64 with NEON and the dot-product extension (`sdot`).
@@ -37,6 +41,13 @@ impl Isa {
                 && std::arch::is_x86_feature_detected!("fma")
                 && std::arch::is_x86_feature_detected!("f16c")
             {
+                if std::arch::is_x86_feature_detected!("avx512f")
+                    && std::arch::is_x86_feature_detected!("avx512bw")
+                    && std::arch::is_x86_feature_detected!("avx512vl")
+                    && std::arch::is_x86_feature_detected!("avx512vnni")
+                {
+                    return Isa::Avx512Vnni;
+                }
                 return Isa::Avx2;
             }
         }
@@ -56,6 +67,7 @@ impl Isa {
         let mut v = vec![Isa::Scalar];
         match Isa::best_supported() {
             Isa::Avx2 => v.push(Isa::Avx2),
+            Isa::Avx512Vnni => v.extend([Isa::Avx2, Isa::Avx512Vnni]),
             Isa::Neon => v.push(Isa::Neon),
             Isa::NeonDot => v.extend([Isa::Neon, Isa::NeonDot]),
             Isa::Scalar => {}

@@ -8,21 +8,24 @@ use super::round_even;
 
 /// 32 activations: `x ≈ d * q`, `s = d * Σq` (for formats with a minimum, like Q4_1).
 /// `d` and `s` are rounded through f16 exactly as GGML stores them in `block_q8_1`, so dot
-/// products see the same numbers as llama.cpp's.
+/// products see the same numbers as llama.cpp's. `sum = Σq` exactly: kernels that multiply
+/// unsigned weights `q` of a zero-offset format get `Σ(q - z)·x = Σq·x - z·sum` exact.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BlockQ8A {
     pub d: f32,
     pub s: f32,
     pub qs: [i8; 32],
+    pub sum: i32,
 }
-const _: () = assert!(size_of::<BlockQ8A>() == 40);
+const _: () = assert!(size_of::<BlockQ8A>() == 44);
 
 impl BlockQ8A {
     pub const ZERO: BlockQ8A = BlockQ8A {
         d: 0.0,
         s: 0.0,
         qs: [0; 32],
+        sum: 0,
     };
 }
 
@@ -61,6 +64,7 @@ pub fn quantize_q8a(x: &[f32], out: &mut [BlockQ8A]) {
         }
         b.d = f16::from_f32(d).to_f32();
         b.s = f16::from_f32(d * sum as f32).to_f32();
+        b.sum = sum;
     }
 }
 
@@ -106,6 +110,7 @@ mod tests {
         quantize_q8a(&x, &mut b);
         for (v, blk) in x.chunks(32).zip(&b) {
             let sum: i32 = blk.qs.iter().map(|&q| i32::from(q)).sum();
+            assert_eq!(blk.sum, sum);
             assert!((blk.s - blk.d * sum as f32).abs() <= blk.d * sum.abs() as f32 / 1000.0 + 1e-3);
             for (a, &q) in v.iter().zip(&blk.qs) {
                 assert!((a - blk.d * f32::from(q)).abs() <= blk.d * 0.51);

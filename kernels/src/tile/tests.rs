@@ -56,8 +56,9 @@ fn prepare(kind: ActKind, x: &[f32], k: usize) -> (Vec<u8>, usize) {
         ActKind::Q8A => {
             let mut b = vec![BlockQ8A::ZERO; n * k / 32];
             quant::quantize_q8a(x, &mut b);
-            let bytes =
-                unsafe { std::slice::from_raw_parts(b.as_ptr().cast::<u8>(), b.len() * 40) };
+            let bytes = unsafe {
+                std::slice::from_raw_parts(b.as_ptr().cast::<u8>(), b.len() * size_of::<BlockQ8A>())
+            };
             (bytes.to_vec(), act_row_bytes(kind, k))
         }
         ActKind::Q8K => {
@@ -121,12 +122,16 @@ fn simd_tiles_match_scalar() {
         ) {
             for &k in ks(dtype) {
                 for raw in [false, true] {
-                    let (mut rows, n) = (
+                    let (mut rows, mut n) = (
                         1 + (rng.next_u64() % 11) as usize,
-                        1 + (rng.next_u64() % 7) as usize,
+                        1 + (rng.next_u64() % 11) as usize,
                     );
                     if layout == Layout::X8 {
                         rows = 8 * (1 + rows % 3);
+                        if raw {
+                            // Past the widest token block (8) and into the one-token tail.
+                            n = 9 + n % 3;
+                        }
                     }
                     let w = random_weights(&mut rng, dtype, rows, k, raw);
                     let x = rng.vec(n * k, 2.0);

@@ -1,10 +1,13 @@
-//! AVX2 + FMA + F16C tiles (x86-64), selected at run time. Each has a scalar twin in
-//! `tile::scalar` and a parity test in `tile::tests`.
+//! AVX2 + FMA + F16C tiles (x86-64), selected at run time, and (`vnni`) the AVX-512 VNNI
+//! versions of the interleaved ones. Each has a scalar twin in `tile::scalar` and a parity
+//! test in `tile::tests`.
 
 mod act;
 mod float;
 mod kquant;
 mod q32;
+pub(crate) mod vnni;
+mod vnni_k;
 mod x8;
 mod x8k;
 
@@ -16,7 +19,7 @@ use crate::repack::Layout;
 
 pub(crate) const ACT_QUANT: ActQuant = ActQuant {
     q8a: act::quantize_q8a,
-    q8k: crate::quant::quantize_q8k,
+    q8k: act::quantize_q8k,
 };
 
 /// The AVX2 tile for `dtype` in `layout`, if there is one. Only call the result after checking the CPU (see `Isa`).

@@ -2,8 +2,8 @@
 //! 4 inputs of 8 rows at once against 4 broadcast activations, so lanes are rows: no
 //! horizontal sums, and one scale FMA per block covers 8 rows. Q4_1 sums 8 `maddubs` in
 //! 16 bits before one `madd` per block; Q8_0 needs the sign trick and a `madd` per chunk.
-//! Q4_0 and Q5_0 make signed weights (`q - 8`, `q - 16`), use the sign trick and still sum
-//! in 16 bits: exact integer sums, as GGML's.
+//! Q4_0 and Q5_0 keep their unsigned weights and take the offset off with the activations'
+//! exact sums: exact integer sums, as GGML's.
 
 use std::arch::x86_64::*;
 
@@ -14,7 +14,7 @@ use crate::tile::Tile;
 /// Broadcast of activation bytes `4i .. 4i+4` of a block.
 #[inline]
 #[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn bcast(x: &BlockQ8A, i: usize) -> __m256i {
+pub(super) unsafe fn bcast(x: &BlockQ8A, i: usize) -> __m256i {
     // SAFETY: i < 8, inside the 32 quant bytes.
     _mm256_set1_epi32(unsafe { std::ptr::read_unaligned(x.qs.as_ptr().cast::<i32>().add(i)) })
 }
@@ -179,7 +179,8 @@ unsafe fn q8_0x8<const C: usize>(
 
 /// C tokens x one 8-row group of a zero-offset format: Q4_0x8 (`FIVE = false`, 144-byte
 /// group blocks: d, quants) or Q5_0x8 (`FIVE = true`, 176-byte group blocks: d, reordered
-/// fifth bits, quants). Weights become signed bytes `q - 8` / `q - 16`.
+/// fifth bits, quants). The weights stay unsigned (`q`, no sign trick): `maddubs` takes them
+/// as they are and the offset comes off the exact integer sum, `Σ(q - z)x = Σqx - z·Σx`.
 #[inline]
 #[target_feature(enable = "avx2,fma,f16c")]
 unsafe fn qsx8<const C: usize, const FIVE: bool>(
@@ -188,8 +189,7 @@ unsafe fn qsx8<const C: usize, const FIVE: bool>(
     a: [*const BlockQ8A; C],
     out: [*mut f32; C],
 ) {
-    let (bytes, quants) = if FIVE { (176, 48) } else { (144, 16) };
-    let offset = _mm256_set1_epi8(if FIVE { 16 } else { 8 });
+    let (bytes, quants, z) = if FIVE { (176, 48, 16) } else { (144, 16, 8) };
     let ones = _mm256_set1_epi16(1);
     let mut acc = [_mm256_setzero_ps(); C];
     // SAFETY: as for `qmx8`, with `bytes`-byte group blocks.
@@ -200,23 +200,32 @@ unsafe fn qsx8<const C: usize, const FIVE: bool>(
             let x: [&BlockQ8A; C] = std::array::from_fn(|c| &*a[c].add(b));
             let qh = fifth_bit_bytes::<FIVE>(blk.add(16));
             let mut p = [_mm256_setzero_si256(); C];
+            let mut s = [_mm256_setzero_si256(); C];
             for u in 0..4 {
                 let (lo, hi) = chunk_values::<FIVE>(blk.add(quants + 32 * u), qh, u);
-                let lo = _mm256_sub_epi8(lo, offset);
-                let hi = _mm256_sub_epi8(hi, offset);
-                let (alo, ahi) = (_mm256_sign_epi8(lo, lo), _mm256_sign_epi8(hi, hi));
                 for c in 0..C {
-                    // 8 products of at most 2*16*127 each: the 16-bit sums cannot overflow.
-                    let xl = _mm256_sign_epi8(bcast(x[c], u), lo);
-                    let xh = _mm256_sign_epi8(bcast(x[c], 4 + u), hi);
-                    p[c] = _mm256_add_epi16(p[c], _mm256_maddubs_epi16(alo, xl));
-                    p[c] = _mm256_add_epi16(p[c], _mm256_maddubs_epi16(ahi, xh));
+                    // Q4_0: 8 products of at most 2*15*127; Q5_0: 4 of at most 2*31*127
+                    // before each widening: the 16-bit sums cannot overflow.
+                    p[c] = _mm256_add_epi16(p[c], _mm256_maddubs_epi16(lo, bcast(x[c], u)));
+                    p[c] = _mm256_add_epi16(p[c], _mm256_maddubs_epi16(hi, bcast(x[c], 4 + u)));
+                }
+                if FIVE && u % 2 == 1 {
+                    for c in 0..C {
+                        s[c] = _mm256_add_epi32(s[c], _mm256_madd_epi16(p[c], ones));
+                        p[c] = _mm256_setzero_si256();
+                    }
                 }
             }
             let d = _mm256_cvtph_ps(_mm_loadu_si128(blk.cast()));
             for c in 0..C {
-                let s = _mm256_cvtepi32_ps(_mm256_madd_epi16(p[c], ones));
-                acc[c] = _mm256_fmadd_ps(s, _mm256_mul_ps(d, _mm256_set1_ps(x[c].d)), acc[c]);
+                let si = if FIVE {
+                    s[c]
+                } else {
+                    _mm256_madd_epi16(p[c], ones)
+                };
+                let si = _mm256_sub_epi32(si, _mm256_set1_epi32(z * x[c].sum));
+                let sf = _mm256_cvtepi32_ps(si);
+                acc[c] = _mm256_fmadd_ps(sf, _mm256_mul_ps(d, _mm256_set1_ps(x[c].d)), acc[c]);
             }
         }
         for c in 0..C {
@@ -229,10 +238,16 @@ unsafe fn qsx8<const C: usize, const FIVE: bool>(
 pub(super) type GroupFn<A, const C: usize> =
     unsafe fn(*const u8, usize, [*const A; C], [*mut f32; C]);
 
-/// Covers the tile group by group, 4 tokens at a time; `block` columns per group block.
+/// Covers the tile group by group, `W` tokens at a time (then one by one); `block` columns
+/// per group block.
 #[inline]
 #[target_feature(enable = "avx2,fma,f16c")]
-pub(super) unsafe fn tile_x8<A>(t: &Tile, block: usize, four: GroupFn<A, 4>, one: GroupFn<A, 1>) {
+pub(super) unsafe fn tile_x8<A, const W: usize>(
+    t: &Tile,
+    block: usize,
+    wide: GroupFn<A, W>,
+    one: GroupFn<A, 1>,
+) {
     let nb = t.k / block;
     let group_bytes = GROUP * t.w_stride;
     // The kernels prefetch ahead of themselves; start the tile's first bytes now.
@@ -244,14 +259,14 @@ pub(super) unsafe fn tile_x8<A>(t: &Tile, block: usize, four: GroupFn<A, 4>, one
             let gp = t.w.add(g * group_bytes);
             let out = |c: usize| t.out.add(c * t.out_stride + g * GROUP);
             let mut c = 0;
-            while c + 4 <= t.ntok {
-                four(
+            while c + W <= t.ntok {
+                wide(
                     gp,
                     nb,
-                    [act(c), act(c + 1), act(c + 2), act(c + 3)],
-                    [out(c), out(c + 1), out(c + 2), out(c + 3)],
+                    std::array::from_fn(|i| act(c + i)),
+                    std::array::from_fn(|i| out(c + i)),
                 );
-                c += 4;
+                c += W;
             }
             while c < t.ntok {
                 one(gp, nb, [act(c)], [out(c)]);
@@ -262,37 +277,82 @@ pub(super) unsafe fn tile_x8<A>(t: &Tile, block: usize, four: GroupFn<A, 4>, one
 }
 
 /// The tile entry `$name` for group kernel `$kernel` (with const argument `$flag`, if any)
-/// over activations `$act` in blocks of `$block` columns.
+/// over activations `$act` in blocks of `$block` columns, `$w` tokens at a time, compiled
+/// for target features `$feat` (which the CPU must have).
 macro_rules! entry {
-    ($name:ident, $inner:ident, $act:ty, $block:expr, $kernel:ident $(, $flag:expr)?) => {
+    ($name:ident, $inner:ident, $feat:literal, $w:literal, $act:ty, $block:expr, $kernel:ident $(, $flag:expr)?) => {
         /// # Safety
-        /// See [`crate::tile::TileFn`]; the CPU must support AVX2, FMA and F16C.
+        /// See [`crate::tile::TileFn`]; the CPU must support the target features above.
         pub(crate) unsafe fn $name(t: &Tile) {
             // SAFETY: forwarded from the caller.
             unsafe { $inner(t) }
         }
 
-        #[target_feature(enable = "avx2,fma,f16c")]
+        #[target_feature(enable = $feat)]
         unsafe fn $inner(t: &Tile) {
-            #[target_feature(enable = "avx2,fma,f16c")]
-            unsafe fn four(g: *const u8, nb: usize, a: [*const $act; 4], o: [*mut f32; 4]) {
+            #[target_feature(enable = $feat)]
+            unsafe fn wide(g: *const u8, nb: usize, a: [*const $act; $w], o: [*mut f32; $w]) {
                 // SAFETY: forwarded.
-                unsafe { $kernel::<4 $(, $flag)?>(g, nb, a, o) }
+                unsafe { $kernel::<$w $(, $flag)?>(g, nb, a, o) }
             }
-            #[target_feature(enable = "avx2,fma,f16c")]
+            #[target_feature(enable = $feat)]
             unsafe fn one(g: *const u8, nb: usize, a: [*const $act; 1], o: [*mut f32; 1]) {
                 // SAFETY: forwarded.
                 unsafe { $kernel::<1 $(, $flag)?>(g, nb, a, o) }
             }
             // SAFETY: forwarded.
-            unsafe { tile_x8(t, $block, four, one) }
+            unsafe { tile_x8(t, $block, wide, one) }
         }
     };
 }
 pub(super) use entry;
 
-entry!(tile_q4_1x8, tile_q4_1x8_avx2, BlockQ8A, 32, qmx8, false);
-entry!(tile_q5_1x8, tile_q5_1x8_avx2, BlockQ8A, 32, qmx8, true);
-entry!(tile_q8_0x8, tile_q8_0x8_avx2, BlockQ8A, 32, q8_0x8);
-entry!(tile_q4_0x8, tile_q4_0x8_avx2, BlockQ8A, 32, qsx8, false);
-entry!(tile_q5_0x8, tile_q5_0x8_avx2, BlockQ8A, 32, qsx8, true);
+entry!(
+    tile_q4_1x8,
+    tile_q4_1x8_avx2,
+    "avx2,fma,f16c",
+    4,
+    BlockQ8A,
+    32,
+    qmx8,
+    false
+);
+entry!(
+    tile_q5_1x8,
+    tile_q5_1x8_avx2,
+    "avx2,fma,f16c",
+    4,
+    BlockQ8A,
+    32,
+    qmx8,
+    true
+);
+entry!(
+    tile_q8_0x8,
+    tile_q8_0x8_avx2,
+    "avx2,fma,f16c",
+    4,
+    BlockQ8A,
+    32,
+    q8_0x8
+);
+entry!(
+    tile_q4_0x8,
+    tile_q4_0x8_avx2,
+    "avx2,fma,f16c",
+    4,
+    BlockQ8A,
+    32,
+    qsx8,
+    false
+);
+entry!(
+    tile_q5_0x8,
+    tile_q5_0x8_avx2,
+    "avx2,fma,f16c",
+    4,
+    BlockQ8A,
+    32,
+    qsx8,
+    true
+);

@@ -12,12 +12,12 @@ use crate::quant::BlockQ8K;
 use crate::tile::Tile;
 
 /// Bytes of one Q4_Kx8 group block (8 rows x 256 columns).
-const BYTES: usize = 1152;
+pub(super) const BYTES: usize = 1152;
 
 /// 4 activation bytes at `i` broadcast to every lane.
 #[inline]
 #[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn bcast(y: &BlockQ8K, i: usize) -> __m256i {
+pub(super) unsafe fn bcast(y: &BlockQ8K, i: usize) -> __m256i {
     // SAFETY: the caller keeps i + 4 <= 256.
     _mm256_set1_epi32(unsafe { std::ptr::read_unaligned(y.qs.as_ptr().add(i).cast::<i32>()) })
 }
@@ -48,7 +48,7 @@ fn pair_rows(x: __m128i) -> __m256i {
 /// `nb` group blocks at `g`, `nb` activation blocks per token, 8 writable floats per output;
 /// only called from AVX2 code (it is inlined there).
 #[inline(always)]
-unsafe fn each_block<const C: usize>(
+pub(super) unsafe fn each_block<const C: usize>(
     g: *const u8,
     nb: usize,
     bytes: usize,
@@ -70,6 +70,98 @@ unsafe fn each_block<const C: usize>(
     }
 }
 
+/// A Q4_Kx8 group block's scales, byte `8s + r` for row `r`: sub-blocks 0..4 and 4..8 (each
+/// 0..63); and its mins as [`pair_rows`] of sub-blocks (0, 1), (2, 3), (4, 5), (6, 7).
+///
+/// # Safety
+/// `blk` must be a whole group block.
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+pub(super) unsafe fn q4k_scales(blk: *const u8) -> (__m256i, __m256i, [__m256i; 4]) {
+    let m4 = _mm256_set1_epi8(0x0F);
+    let m2 = _mm256_set1_epi8(3);
+    let m30 = _mm256_set1_epi8(0x30);
+    // SAFETY: the scale planes lie inside the group block.
+    let (l, m, h) = unsafe {
+        (
+            _mm256_loadu_si256(blk.add(32).cast()),
+            _mm256_loadu_si256(blk.add(64).cast()),
+            _mm256_loadu_si256(blk.add(96).cast()),
+        )
+    };
+    let sc_lo = _mm256_or_si256(
+        _mm256_and_si256(l, m4),
+        _mm256_slli_epi16(_mm256_and_si256(h, m2), 4),
+    );
+    let sc_hi = _mm256_or_si256(
+        _mm256_and_si256(_mm256_srli_epi16(l, 4), m4),
+        _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2), m2), 4),
+    );
+    let mn_lo = _mm256_or_si256(_mm256_and_si256(m, m4), _mm256_and_si256(h, m30));
+    let mn_hi = _mm256_or_si256(
+        _mm256_and_si256(_mm256_srli_epi16(m, 4), m4),
+        _mm256_and_si256(_mm256_srli_epi16(h, 2), m30),
+    );
+    let mins = [
+        pair_rows(_mm256_castsi256_si128(mn_lo)),
+        pair_rows(_mm256_extracti128_si256(mn_lo, 1)),
+        pair_rows(_mm256_castsi256_si128(mn_hi)),
+        pair_rows(_mm256_extracti128_si256(mn_hi, 1)),
+    ];
+    (sc_lo, sc_hi, mins)
+}
+
+/// Adds one token's share of a Q4_Kx8 group block to `acc`: `d·y.d·sumi` (the scaled
+/// quant sums of the 8 rows) minus `dmin·y.d·Σ_s min[s]·Σ(activations of sub-block s)`.
+///
+/// # Safety
+/// `blk` must be a whole group block.
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+pub(super) unsafe fn q4k_acc(
+    blk: *const u8,
+    sumi: __m256i,
+    mins: &[__m256i; 4],
+    y: &BlockQ8K,
+    acc: &mut __m256,
+) {
+    // SAFETY: d and dmin lie inside the group block.
+    let (d, dmin) = unsafe {
+        (
+            _mm256_cvtph_ps(_mm_loadu_si128(blk.cast())),
+            _mm256_cvtph_ps(_mm_loadu_si128(blk.add(16).cast())),
+        )
+    };
+    let summ = q4k_mins(mins, y);
+    let yd = _mm256_set1_ps(y.d);
+    *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sumi), _mm256_mul_ps(d, yd), *acc);
+    *acc = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(summ), _mm256_mul_ps(dmin, yd), *acc);
+}
+
+/// `Σ_s min[s] · Σ(activations of sub-block s)` per row, from [`q4k_scales`]' mins.
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+fn q4k_mins(mins: &[__m256i; 4], y: &BlockQ8K) -> __m256i {
+    // Sums of the 8 sub-blocks' activations, as 4 pairs of i16.
+    // SAFETY: the two loads cover the 16 `bsums`.
+    let bs = unsafe {
+        _mm_hadd_epi16(
+            _mm_loadu_si128(y.bsums.as_ptr().cast()),
+            _mm_loadu_si128(y.bsums.as_ptr().add(8).cast()),
+        )
+    };
+    _mm256_add_epi32(
+        _mm256_add_epi32(
+            _mm256_madd_epi16(mins[0], _mm256_broadcastd_epi32(bs)),
+            _mm256_madd_epi16(mins[1], _mm256_broadcastd_epi32(_mm_shuffle_epi32::<1>(bs))),
+        ),
+        _mm256_add_epi32(
+            _mm256_madd_epi16(mins[2], _mm256_broadcastd_epi32(_mm_shuffle_epi32::<2>(bs))),
+            _mm256_madd_epi16(mins[3], _mm256_broadcastd_epi32(_mm_shuffle_epi32::<3>(bs))),
+        ),
+    )
+}
+
 /// C tokens x one 8-row group of Q4_Kx8 (`FIVE = false`) or Q5_Kx8 (`FIVE = true`, fifth
 /// bits in `qh` chunks before the quants): `out[c][0..8]`.
 #[inline]
@@ -81,8 +173,6 @@ unsafe fn kx8<const C: usize, const FIVE: bool>(
     out: [*mut f32; C],
 ) {
     let m4 = _mm256_set1_epi8(0x0F);
-    let m2 = _mm256_set1_epi8(3);
-    let m30 = _mm256_set1_epi8(0x30);
     let bit4 = _mm256_set1_epi8(0x10);
     let (bytes, quants) = if FIVE { (Q5_BYTES, 384) } else { (BYTES, 128) };
     // SAFETY: forwarded from the caller.
@@ -91,34 +181,13 @@ unsafe fn kx8<const C: usize, const FIVE: bool>(
             if FIVE {
                 prefetch::<4>(blk.wrapping_add(128 + PREFETCH));
             }
-            // Scales and mins of all 8 sub-blocks of the 8 rows, byte 8s + r.
-            let l = _mm256_loadu_si256(blk.add(32).cast());
-            let m = _mm256_loadu_si256(blk.add(64).cast());
-            let h = _mm256_loadu_si256(blk.add(96).cast());
-            let sc_lo = _mm256_or_si256(
-                _mm256_and_si256(l, m4),
-                _mm256_slli_epi16(_mm256_and_si256(h, m2), 4),
-            );
-            let sc_hi = _mm256_or_si256(
-                _mm256_and_si256(_mm256_srli_epi16(l, 4), m4),
-                _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(h, 2), m2), 4),
-            );
-            let mn_lo = _mm256_or_si256(_mm256_and_si256(m, m4), _mm256_and_si256(h, m30));
-            let mn_hi = _mm256_or_si256(
-                _mm256_and_si256(_mm256_srli_epi16(m, 4), m4),
-                _mm256_and_si256(_mm256_srli_epi16(h, 2), m30),
-            );
+            // Q5_K's scales, mins, d and dmin sit where Q4_K's do.
+            let (sc_lo, sc_hi, mins) = q4k_scales(blk);
             let (s0, s1) = dup_rows(_mm256_castsi256_si128(sc_lo));
             let (s2, s3) = dup_rows(_mm256_extracti128_si256(sc_lo, 1));
             let (s4, s5) = dup_rows(_mm256_castsi256_si128(sc_hi));
             let (s6, s7) = dup_rows(_mm256_extracti128_si256(sc_hi, 1));
             let sc = [s0, s1, s2, s3, s4, s5, s6, s7];
-            let mins = [
-                pair_rows(_mm256_castsi256_si128(mn_lo)),
-                pair_rows(_mm256_extracti128_si256(mn_lo, 1)),
-                pair_rows(_mm256_castsi256_si128(mn_hi)),
-                pair_rows(_mm256_extracti128_si256(mn_hi, 1)),
-            ];
             let mut sumi = [_mm256_setzero_si256(); C];
             for p in 0..4 {
                 let qs = blk.add(quants + 256 * p);
@@ -158,37 +227,8 @@ unsafe fn kx8<const C: usize, const FIVE: bool>(
                     }
                 }
             }
-            let d = _mm256_cvtph_ps(_mm_loadu_si128(blk.cast()));
-            let dmin = _mm256_cvtph_ps(_mm_loadu_si128(blk.add(16).cast()));
             for c in 0..C {
-                // Sums of the 8 sub-blocks' activations, as 4 pairs of i16.
-                let bs = _mm_hadd_epi16(
-                    _mm_loadu_si128(y[c].bsums.as_ptr().cast()),
-                    _mm_loadu_si128(y[c].bsums.as_ptr().add(8).cast()),
-                );
-                let summ = _mm256_add_epi32(
-                    _mm256_add_epi32(
-                        _mm256_madd_epi16(mins[0], _mm256_broadcastd_epi32(bs)),
-                        _mm256_madd_epi16(
-                            mins[1],
-                            _mm256_broadcastd_epi32(_mm_shuffle_epi32::<1>(bs)),
-                        ),
-                    ),
-                    _mm256_add_epi32(
-                        _mm256_madd_epi16(
-                            mins[2],
-                            _mm256_broadcastd_epi32(_mm_shuffle_epi32::<2>(bs)),
-                        ),
-                        _mm256_madd_epi16(
-                            mins[3],
-                            _mm256_broadcastd_epi32(_mm_shuffle_epi32::<3>(bs)),
-                        ),
-                    ),
-                );
-                let yd = _mm256_set1_ps(y[c].d);
-                acc[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sumi[c]), _mm256_mul_ps(d, yd), acc[c]);
-                acc[c] =
-                    _mm256_fnmadd_ps(_mm256_cvtepi32_ps(summ), _mm256_mul_ps(dmin, yd), acc[c]);
+                q4k_acc(blk, sumi[c], &mins, y[c], &mut acc[c]);
             }
         })
     }
@@ -198,7 +238,7 @@ unsafe fn kx8<const C: usize, const FIVE: bool>(
 const Q5_BYTES: usize = 1408;
 
 /// Bytes of one Q6_Kx8 group block.
-const Q6_BYTES: usize = 1680;
+pub(super) const Q6_BYTES: usize = 1680;
 
 /// C tokens x one 8-row Q6_Kx8 group: `out[c][0..8]`.
 #[inline]
@@ -263,6 +303,32 @@ unsafe fn q6_kx8<const C: usize>(
     }
 }
 
-entry!(tile_q4_kx8, tile_q4_kx8_avx2, BlockQ8K, 256, kx8, false);
-entry!(tile_q5_kx8, tile_q5_kx8_avx2, BlockQ8K, 256, kx8, true);
-entry!(tile_q6_kx8, tile_q6_kx8_avx2, BlockQ8K, 256, q6_kx8);
+entry!(
+    tile_q4_kx8,
+    tile_q4_kx8_avx2,
+    "avx2,fma,f16c",
+    4,
+    BlockQ8K,
+    256,
+    kx8,
+    false
+);
+entry!(
+    tile_q5_kx8,
+    tile_q5_kx8_avx2,
+    "avx2,fma,f16c",
+    4,
+    BlockQ8K,
+    256,
+    kx8,
+    true
+);
+entry!(
+    tile_q6_kx8,
+    tile_q6_kx8_avx2,
+    "avx2,fma,f16c",
+    4,
+    BlockQ8K,
+    256,
+    q6_kx8
+);

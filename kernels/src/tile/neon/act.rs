@@ -41,6 +41,7 @@ unsafe fn quantize_q8a_neon(x: &[f32], out: &mut [BlockQ8A]) {
             vst1q_s8(b.qs.as_mut_ptr().add(16), b1);
             b.d = half::f16::from_f32(d).to_f32();
             b.s = half::f16::from_f32(d * sum as f32).to_f32();
+            b.sum = sum;
         }
     }
 }

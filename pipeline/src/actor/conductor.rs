@@ -118,6 +118,17 @@ struct Utterance {
     turn_took: Option<Duration>,
 }
 
+impl Utterance {
+    /// Records the endpoint's times (and the final's, `asr_final`) in a turn's metrics.
+    fn stamp(&self, m: &mut TurnMetrics, asr_final: Duration) {
+        m.speech_end = self.speech_end.map(ms);
+        m.eou = self.eou.map(ms);
+        m.asr_final = Some(ms(asr_final));
+        m.turn_classifier_ms = self.turn_took.map(ms);
+        m.turn_complete_p = self.turn_p.map(f64::from);
+    }
+}
+
 pub(crate) struct Conductor {
     pub(crate) clock: Clock,
     pub(crate) epoch: Arc<AtomicU64>,
@@ -431,26 +442,38 @@ impl Conductor {
     /// Starts the reply to `text` (cutting off any reply still in progress).
     fn user_turn(&self, run: &mut Run, text: String, utt: Utterance, asr_final: Duration) {
         self.interrupt(run, Cause::Superseded);
+        let mut metrics = TurnMetrics::default();
+        utt.stamp(&mut metrics, asr_final);
+        let id = self.start_turn(run, text.clone(), metrics, false);
+        self.emit(
+            run,
+            Event::FinalTranscript {
+                text,
+                turn: Some(id),
+            },
+        );
+        self.set_state(run, State::Thinking);
+    }
+
+    /// Makes `text` the active turn (a new epoch and cancel flag) and hands it to the model.
+    /// A reply cut off and not yet settled (at once for a typed turn over a reply): the model
+    /// holds this turn until that reply is truncated to what was heard.
+    fn start_turn(
+        &self,
+        run: &mut Run,
+        text: String,
+        metrics: TurnMetrics,
+        speculative: bool,
+    ) -> TurnId {
         let id = TurnId(self.epoch.fetch_add(1, Ordering::AcqRel) + 1);
+        if speculative {
+            // Before the model hears of it: no sample of this turn reaches an output not holding.
+            self.playback.hold.store(true, Ordering::Release);
+        }
         let turn = Turn {
             id,
             cancel: Arc::new(AtomicBool::new(false)),
         };
-        let metrics = TurnMetrics {
-            speech_end: utt.speech_end.map(ms),
-            eou: utt.eou.map(ms),
-            asr_final: Some(ms(asr_final)),
-            turn_classifier_ms: utt.turn_took.map(ms),
-            turn_complete_p: utt.turn_p.map(f64::from),
-            ..TurnMetrics::default()
-        };
-        self.emit(
-            run,
-            Event::FinalTranscript {
-                text: text.clone(),
-                turn: Some(id),
-            },
-        );
         run.active = Some(Active {
             turn: turn.clone(),
             user_text: text.clone(),
@@ -459,18 +482,16 @@ impl Conductor {
             audio_started: false,
             reply_done: false,
             muted: false,
-            speculative: false,
+            speculative,
             nothing_to_say: false,
         });
-        self.set_state(run, State::Thinking);
-        // A reply cut off and not yet settled (at once for a typed turn over a reply): the
-        // model holds this turn until that reply is truncated to what was heard.
         let after_cut = run.cuts.iter().map(|c| c.turn.id).max();
         self.brain.data.send(Think {
             turn,
             text,
             after_cut,
         });
+        id
     }
 
     /// The user started speaking: with a reply in progress (and backchannels allowed) pause
@@ -565,32 +586,11 @@ impl Conductor {
     /// stays `Listening`. A reply made ahead to other words goes first.
     fn speculative_turn(&self, run: &mut Run, text: String) {
         self.interrupt(run, Cause::Superseded);
-        let id = TurnId(self.epoch.fetch_add(1, Ordering::AcqRel) + 1);
-        // Before the model hears of it: no sample of this turn can reach an output not holding.
-        self.playback.hold.store(true, Ordering::Release);
-        let turn = Turn {
-            id,
-            cancel: Arc::new(AtomicBool::new(false)),
-        };
-        run.active = Some(Active {
-            turn: turn.clone(),
-            user_text: text.clone(),
-            reply: String::new(),
-            metrics: TurnMetrics {
-                speculative: true,
-                ..TurnMetrics::default()
-            },
-            audio_started: false,
-            reply_done: false,
-            muted: false,
+        let metrics = TurnMetrics {
             speculative: true,
-            nothing_to_say: false,
-        });
-        self.brain.data.send(Think {
-            turn,
-            text,
-            after_cut: None,
-        });
+            ..TurnMetrics::default()
+        };
+        self.start_turn(run, text, metrics, true);
     }
 
     /// The final transcript is the early one: the reply made ahead becomes the turn. Its text
@@ -600,12 +600,7 @@ impl Conductor {
             return;
         };
         a.speculative = false;
-        let m = &mut a.metrics;
-        m.speech_end = utt.speech_end.map(ms);
-        m.eou = utt.eou.map(ms);
-        m.asr_final = Some(ms(asr_final));
-        m.turn_classifier_ms = utt.turn_took.map(ms);
-        m.turn_complete_p = utt.turn_p.map(f64::from);
+        utt.stamp(&mut a.metrics, asr_final);
         let (id, text, reply, nothing) = (
             a.turn.id,
             a.user_text.clone(),

@@ -21,6 +21,8 @@ use crate::model::Model;
 use crate::sampler::{Sampler, SamplerConfig};
 use crate::session::{Session, SessionOptions};
 
+mod turn_end;
+
 /// Settings of a [`ChatSession`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct SessionConfig {

@@ -66,3 +66,45 @@ fn qwen25_prompt_and_streamed_reply_filtering() {
     spoken.push_str(filter.flush());
     assert_eq!(spoken, "Hello! 你好 😀");
 }
+
+/// The default model tells a sentence cut at a phrase boundary from the whole one.
+#[test]
+fn smollm2_hears_an_unfinished_sentence() {
+    use std::sync::atomic::AtomicBool;
+    let store = Store::open_default().expect("asset store");
+    let path = store
+        .require_file(ids::SMOLLM2, ids::SMOLLM2_FILE)
+        .expect("model installed");
+    let model = pocket_llm::Model::load(&path).expect("model");
+    let cfg = pocket_llm::SessionConfig {
+        system_prompt: Some("You are a helpful voice assistant.".into()),
+        max_context: 1024,
+        threads: 2,
+        sampler: pocket_llm::sampler::SamplerConfig::greedy(),
+        thinking: false,
+        max_reply_tokens: 32,
+        history: pocket_llm::chat::HistoryPolicy::AllThatFit,
+    };
+    let mut chat = pocket_llm::ChatSession::new(model, cfg).expect("chat");
+    let never = AtomicBool::new(false);
+    let mut p = |s: &str| {
+        chat.turn_end_probability(s, &never)
+            .expect("judge")
+            .expect("p")
+    };
+    for (part, whole) in [
+        ("What is the capital of", "What is the capital of France?"),
+        ("How many legs does", "How many legs does a spider have?"),
+        (
+            "Tell me a short story about",
+            "Tell me a short story about a brave little mouse.",
+        ),
+        (
+            "When did the second world war",
+            "When did the second world war come to an end?",
+        ),
+    ] {
+        let (a, b) = (p(part), p(whole));
+        assert!(a < 0.01 && b > 0.05, "{part:?} {a} vs {whole:?} {b}");
+    }
+}

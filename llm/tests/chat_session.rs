@@ -378,3 +378,53 @@ fn a_loaded_model_survives_its_file_being_truncated() {
     let _ = std::fs::remove_file(&path);
     assert_eq!(after.text, before.text, "the same weights answer");
 }
+
+#[test]
+fn judging_a_turn_end_changes_nothing_but_the_cache() {
+    let never = AtomicBool::new(false);
+    let mut plain = ChatSession::new(tiny(), config(1024)).expect("chat");
+    plain
+        .reply("Hello there.", &never, &mut go())
+        .expect("reply");
+    let expected = plain
+        .reply("What is the time?", &never, &mut go())
+        .expect("reply");
+
+    let mut chat = ChatSession::new(tiny(), config(1024)).expect("chat");
+    chat.reply("Hello there.", &never, &mut go())
+        .expect("reply");
+    assert_eq!(
+        chat.turn_end_probability(" ?! ", &never).expect("judge"),
+        None
+    );
+    for words in ["What is the", "What is the time?"] {
+        let p = chat
+            .turn_end_probability(words, &never)
+            .expect("judge")
+            .expect("a probability");
+        assert!((0.0..=1.0).contains(&p), "{words}: {p}");
+    }
+    assert_eq!(chat.history().len(), 2, "a judgement is not a turn");
+    let judged = chat.session().tokens().to_vec();
+    let reply = chat
+        .reply("What is the time?", &never, &mut go())
+        .expect("reply");
+    let now = chat.session().tokens();
+    assert_eq!(
+        &now[..judged.len()],
+        &judged[..],
+        "the judged words stay in the cache"
+    );
+    assert_eq!(
+        judged.len() + reply.prefill_tokens + reply.tokens - 1,
+        now.len(),
+        "only the tokens after the judged words run for the reply"
+    );
+    assert_eq!(reply.text, expected.text);
+    let cancelled = AtomicBool::new(true);
+    assert_eq!(
+        chat.turn_end_probability("Something new entirely", &cancelled)
+            .expect("judge"),
+        None
+    );
+}

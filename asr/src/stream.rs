@@ -57,8 +57,25 @@ pub struct AsrStream {
     repaired: usize,
     /// Accepted after the endpoint: kept (bounded) for the next utterance.
     overflow: Vec<f32>,
-    /// Final result computed during the end-silence wait, for the speech end it assumed.
-    speculative: Option<(u64, Transcript)>,
+    /// Final result computed during the end-silence wait.
+    speculative: Option<Speculative>,
+}
+
+/// A final decoded before the endpoint, on the assumption that the speech had ended.
+#[derive(Debug)]
+struct Speculative {
+    /// The speech end it was decoded for (by this stream's detector), or for a decode the
+    /// caller asked for ([`AsrStream::speculate_now`]), the audio it covered: new text has a
+    /// new key.
+    key: u64,
+    /// Samples of the utterance it decoded (absolute): it is the final as long as the speech
+    /// ended within them.
+    covered: u64,
+    /// Asked for by the caller, whose endpointer is then the judge of whether the speech
+    /// resumed ([`AsrStream::speech_resumed`]): this stream's detector trails the end of speech
+    /// by up to ~150 ms and would call the decode stale.
+    by_caller: bool,
+    t: Transcript,
 }
 
 /// Audio decoded after the last voiced sample; the final decode is started speculatively once
@@ -234,15 +251,58 @@ impl AsrStream {
         let have = (self.audio_base + self.audio.len() as u64).saturating_sub(end);
         if silent_ms == 0
             || have < TAIL_SAMPLES
-            || self.speculative.as_ref().is_some_and(|s| s.0 == end)
+            || self
+                .speculative
+                .as_ref()
+                .is_some_and(|s| s.by_caller || s.key == end || s.covered >= end)
         {
             return;
         }
         let n = ((end + TAIL_SAMPLES - self.audio_base) as usize).min(self.audio.len());
+        self.speculate(end, n, false);
+    }
+
+    /// Decodes the first `n` samples of the utterance as its final, keyed `key`.
+    fn speculate(&mut self, key: u64, n: usize, by_caller: bool) {
         if let Ok(t) = self.decode_prefix(n, true) {
             self.partial = Some(t.text.clone());
             self.partial_tokens = t.tokens.clone();
-            self.speculative = Some((end, t));
+            self.speculative = Some(Speculative {
+                key,
+                covered: self.audio_base + n as u64,
+                by_caller,
+                t,
+            });
+        }
+    }
+
+    /// Decodes the utterance so far now, as its final if the speech does not resume: for a
+    /// caller whose own endpointer saw the pause before this stream's detector (which trails
+    /// the end of speech by ~100-150 ms) would. It stays the final until the caller reports
+    /// [`speech_resumed`](AsrStream::speech_resumed). Returns the text (see [`early_final`]);
+    /// `None` before speech or after the endpoint.
+    ///
+    /// [`early_final`]: AsrStream::early_final
+    pub fn speculate_now(&mut self) -> Option<(u64, &str)> {
+        if self.span.is_none() || self.endpoint || !self.rec.cfg.speculative_final {
+            return None;
+        }
+        let covered = self.audio_base + self.audio.len() as u64;
+        if self
+            .speculative
+            .as_ref()
+            .is_none_or(|s| s.covered < covered)
+        {
+            self.speculate(covered, self.audio.len(), true);
+        }
+        self.early_final()
+    }
+
+    /// The caller's endpointer heard speech again after the pause of
+    /// [`speculate_now`](AsrStream::speculate_now): that decode is no longer the final.
+    pub fn speech_resumed(&mut self) {
+        if self.speculative.as_ref().is_some_and(|s| s.by_caller) {
+            self.speculative = None;
         }
     }
 
@@ -345,14 +405,16 @@ impl AsrStream {
                 .map(|(e, _)| e)
         });
         let mut t = match self.speculative.take() {
-            // Decoded during the end-silence wait on exactly this audio.
-            Some((at, t)) if Some(at) == end => Transcript {
-                timings: crate::recognizer::Timings {
-                    speculative: true,
-                    ..t.timings
-                },
-                ..t
-            },
+            // Decoded during the end-silence wait on all of this speech.
+            Some(s) if s.by_caller || end.is_some_and(|e| s.key == e || e <= s.covered) => {
+                Transcript {
+                    timings: crate::recognizer::Timings {
+                        speculative: true,
+                        ..s.t.timings
+                    },
+                    ..s.t
+                }
+            }
             _ => self.decode_current(true)?,
         };
         t.timings.total_ms = t0.elapsed().as_secs_f64() * 1e3;
@@ -367,8 +429,8 @@ impl AsrStream {
     pub fn early_final(&self) -> Option<(u64, &str)> {
         self.speculative
             .as_ref()
-            .filter(|(_, t)| !t.is_silence)
-            .map(|(end, t)| (*end, t.text.as_str()))
+            .filter(|s| !s.t.is_silence)
+            .map(|s| (s.key, s.t.text.as_str()))
     }
 
     /// Starts the next utterance. Audio accepted after the endpoint is replayed into it.

@@ -150,3 +150,61 @@ fn an_hour_of_audio_keeps_memory_bounded_and_forces_endpoints() {
     }
     assert!(forced >= 1, "max utterance length never forced an endpoint");
 }
+
+#[test]
+fn a_final_decoded_at_the_callers_pause_is_the_final() {
+    let rec = common::tiny();
+    let jfk = common::jfk();
+    // Up to the clip's true end of speech (its last sample within 40 dB of the loudest).
+    let peak = jfk.iter().fold(0f32, |m, x| m.max(x.abs()));
+    let end = jfk
+        .iter()
+        .rposition(|x| x.abs() >= peak * 0.01)
+        .expect("speech");
+    let last = &jfk[end + 1 - 16_000 * 3..=end];
+    let mut s = rec.stream();
+    for c in last.chunks(1600) {
+        s.accept(c);
+    }
+    // The caller's endpointer saw ~120 ms of silence: decode now, before this stream's own.
+    s.accept(&common::noise(1920, 0.002, 2));
+    let (key, early) = s
+        .speculate_now()
+        .map(|(k, t)| (k, t.to_string()))
+        .expect("text");
+    assert!(early.to_lowercase().contains("country"), "{early}");
+    assert_eq!(s.speculate_now().map(|(k, _)| k), Some(key), "asked again");
+    for c in common::noise(16_000, 0.002, 3).chunks(1600) {
+        s.accept(c);
+    }
+    assert!(s.is_endpoint());
+    assert_eq!(
+        s.early_final().map(|(k, _)| k),
+        Some(key),
+        "decoded again at the stream's own pause"
+    );
+    let t = s.finish().expect("final");
+    assert!(t.timings.speculative, "the early decode was not used");
+    assert_eq!(t.text.trim(), early.trim());
+
+    // Speech after the early decode makes it stale.
+    s.reset();
+    for c in last.chunks(1600) {
+        s.accept(c);
+    }
+    s.accept(&common::noise(1920, 0.002, 4));
+    let early = s.speculate_now().map(|(_, t)| t.to_string()).expect("text");
+    for c in last[..16_000].chunks(1600) {
+        s.accept(c);
+    }
+    s.speech_resumed();
+    for c in common::noise(16_000, 0.002, 5).chunks(1600) {
+        s.accept(c);
+    }
+    let t = s.finish().expect("final");
+    assert!(
+        t.text.split_whitespace().count() > early.split_whitespace().count(),
+        "a stale early decode was used: {:?} after {early:?}",
+        t.text
+    );
+}

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Turn-taking: fixed silence endpointing against the end-of-turn classifier ("smart"), side by
+# Turn-taking: fixed silence endpointing against the end-of-turn classifier ("smart") and the
+# language model's judgement of the words ("semantic"), side by
 # side on one test set. Speaks bench/turn-taking.txt with three voices the product does not
 # speak with; every third sentence (a different third per voice) gets a 500-900 ms pause at its
 # phrase boundary ("What is the capital of ... France?"), cut into the whole sentence's audio
@@ -11,7 +12,7 @@
 # Usage: [POCKET=binary] [PER_VOICE=n] [MODES="fixed smart"] bench/turn-taking.sh WORKDIR
 # (PER_VOICE: the first n sentences of each voice, for a shorter run; default all 20.
 # MODES: endpoint modes to run; "fixed@300" sets the fixed rule's silence, "smart@400" the
-# classifier's fallback silence (ms); a "-nospec" suffix runs without the reply made ahead
+# classifier's fallback silence (ms), "semantic@1000" likewise; a "-nospec" suffix runs without the reply made ahead
 # during the end-of-speech wait, e.g. MODES="fixed fixed-nospec fixed@300 smart smart@400".)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -70,7 +71,9 @@ for voice in "${VOICES[@]}"; do
     [[ "$mode" == *-nospec ]] && extra+=(--no-speculate)
     base=${mode%-nospec}
     if [[ "$base" == fixed@* ]]; then extra+=(--end-silence-ms "${base#*@}"); fi
-    if [[ "$base" == smart@* ]]; then extra+=(--turn-fallback-ms "${base#*@}"); fi
+    if [[ "$base" == smart@* || "$base" == semantic@* ]]; then
+      extra+=(--turn-fallback-ms "${base#*@}")
+    fi
     echo "== $mode $voice (${#inputs[@]} args)" >&2
     "$POCKET" converse --pace realtime --threads 2 --endpoint "${base%@*}" "${inputs[@]}" \
       "${extra[@]}" --output "$dir/$mode.wav" --report "$dir/$mode.json" --quiet

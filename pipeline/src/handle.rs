@@ -16,6 +16,7 @@ use crate::actor::judge::Judge;
 use crate::actor::monitor::Monitor;
 use crate::actor::mouth::Mouth;
 use crate::actor::pace::SynthPace;
+use crate::actor::text_end::TextEnd;
 use crate::actor::turn_end::SmartEnd;
 use crate::actor::{COMMAND_SOURCE, Command, MicFrame, Report};
 use crate::audio::ring::{PlaybackReader, PlaybackState, playback_ring};
@@ -255,6 +256,13 @@ impl Pipeline {
             }
             _ => None,
         };
+        let text = (config.endpoint.mode == EndpointMode::Semantic).then(|| {
+            TextEnd::new(
+                config.endpoint.semantic.clone(),
+                config.endpoint.end_silence,
+                report_tx.clone(),
+            )
+        });
         let ears = Ears {
             detector,
             echo,
@@ -263,6 +271,7 @@ impl Pipeline {
             report: report_tx.clone(),
             clock: clock.clone(),
             smart,
+            text,
         };
         threads.push(activity.spawn("pocket-ears", move || ears.run(mic_rx))?);
         let asr = Asr {
@@ -317,6 +326,7 @@ impl Pipeline {
             playback: playback.clone(),
             backchannel_hold: config.backchannel_hold,
             speculate: config.speculative_reply,
+            judge_words: config.endpoint.mode == EndpointMode::Semantic,
         };
         threads.push(activity.spawn("pocket-conductor", move || conductor.run(conductor_box))?);
 

@@ -22,7 +22,7 @@ pub mod soak;
 mod types;
 
 pub use clock::{Clock, ms};
-pub use config::{EndpointConfig, EndpointMode, PipelineConfig, SmartEndpoint};
+pub use config::{EndpointConfig, EndpointMode, PipelineConfig, SemanticEndpoint, SmartEndpoint};
 pub use error::PipelineError;
 pub use handle::{AudioPorts, ErrorReporter, MicSender, Pipeline, PipelineHandle};
 pub use metrics::{Report, TurnMetrics};

@@ -59,9 +59,11 @@ pub struct ConverseArgs {
 /// How turns end, shared by `converse` and `talk`.
 #[derive(Args, Clone, Debug)]
 pub struct EndpointChoice {
-    /// How the end of a turn is decided: `fixed` (a silence of --end-silence-ms; the
-    /// faster) or `smart` (the end-of-turn classifier, after a short pause: fewer cuts of a
-    /// user who pauses mid-sentence; the fixed silence if its model is not installed).
+    /// How the end of a turn is decided: `fixed` (a silence of --end-silence-ms), `smart`
+    /// (the end-of-turn classifier on the audio, after a short pause; the fixed silence if its
+    /// model is not installed) or `semantic` (the language model judges the words heard at
+    /// each pause: a whole sentence ends the turn after 150 ms, an unfinished one waits up to
+    /// the fallback).
     #[arg(long = "endpoint", default_value = "fixed")]
     pub mode: pocket_pipeline::EndpointMode,
     /// Smart: P(complete) at which a pause ends the turn.
@@ -70,9 +72,13 @@ pub struct EndpointChoice {
     /// Smart: silence at which the classifier's answer is used.
     #[arg(long, default_value_t = 200)]
     pub turn_decide_ms: u64,
-    /// Smart: silence that ends the turn even when the classifier says it is not complete.
-    #[arg(long, default_value_t = 1200)]
-    pub turn_fallback_ms: u64,
+    /// Smart and semantic: silence that ends the turn even when the words or the classifier
+    /// say it is not complete (default 1200 ms).
+    #[arg(long)]
+    pub turn_fallback_ms: Option<u64>,
+    /// Semantic: the language model's P(whole turn) at which the words end the turn.
+    #[arg(long, default_value_t = pocket_pipeline::SemanticEndpoint::default().threshold)]
+    pub text_threshold: f32,
     /// Start the reply only once the turn has ended. By default it starts during the
     /// end-of-speech wait from the early transcript, held silent, and plays at the endpoint
     /// (thrown away unheard if the user goes on).
@@ -87,7 +93,8 @@ impl Default for EndpointChoice {
             mode: pocket_pipeline::EndpointMode::default(),
             turn_threshold: smart.threshold,
             turn_decide_ms: smart.decide_after.as_millis() as u64,
-            turn_fallback_ms: smart.fallback.as_millis() as u64,
+            turn_fallback_ms: None,
+            text_threshold: pocket_pipeline::SemanticEndpoint::default().threshold,
             no_speculate: false,
         }
     }
@@ -107,7 +114,16 @@ impl EndpointChoice {
                     .min(Duration::from_millis(self.turn_decide_ms)),
                 decide_after: Duration::from_millis(self.turn_decide_ms),
                 threshold: self.turn_threshold,
-                fallback: Duration::from_millis(self.turn_fallback_ms),
+                fallback: self
+                    .turn_fallback_ms
+                    .map_or(defaults.smart.fallback, Duration::from_millis),
+            },
+            semantic: pocket_pipeline::SemanticEndpoint {
+                threshold: self.text_threshold,
+                fallback: self
+                    .turn_fallback_ms
+                    .map_or(defaults.semantic.fallback, Duration::from_millis),
+                ..defaults.semantic
             },
             ..defaults
         }

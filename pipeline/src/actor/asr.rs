@@ -1,5 +1,6 @@
 //! The recognizer actor: streams utterance audio into the transcriber, decodes partial
-//! transcripts at an interval while it keeps up with real time, and the final one at the end.
+//! transcripts at an interval while it keeps up with real time, the final early at each pause
+//! the capture actor hears (and at the recognizer's own), and the final one at the end.
 
 use std::time::Duration;
 
@@ -37,7 +38,7 @@ impl Asr {
                         continue;
                     }
                     if let Some(text) = self.transcriber.early_final() {
-                        self.report.send(Report::EarlyFinal { text });
+                        self.report.send(Report::EarlyFinal { text, pause: None });
                     }
                     since_partial += frame_time;
                     let Some(interval) = self.partial_interval else {
@@ -75,6 +76,18 @@ impl Asr {
                     self.report.send(Report::Final { utt, text, at });
                 }
                 AsrMsg::End { .. } => {}
+                AsrMsg::Pause { utt, pause } if current == Some(utt) && !failed => {
+                    if let Some(text) = self.transcriber.early_final_now() {
+                        self.report.send(Report::EarlyFinal {
+                            text,
+                            pause: Some(pause),
+                        });
+                    }
+                }
+                AsrMsg::Resumed { utt } if current == Some(utt) => {
+                    self.transcriber.speech_resumed();
+                }
+                AsrMsg::Pause { .. } | AsrMsg::Resumed { .. } => {}
                 AsrMsg::Drop { utt } => {
                     if current == Some(utt) {
                         current = None;

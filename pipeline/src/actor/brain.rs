@@ -85,7 +85,10 @@ impl Brain {
                     *last = None;
                 }
             }
-            BrainCtl::Prefill { text } => {
+            BrainCtl::Prefill { text, judge } => {
+                if let Some(pause) = judge {
+                    self.judge(pause, &text);
+                }
                 if let Err(e) = self.chat.prefill_user(&text) {
                     self.report.send(Report::Error {
                         message: format!("language model failed: {e}"),
@@ -142,8 +145,29 @@ impl Brain {
         }
     }
 
+    /// Tells the capture actor how likely `text` is the user's whole turn (semantic
+    /// endpointing decides on it while the user is silent at pause `pause`).
+    fn judge(&mut self, pause: u64, text: &str) {
+        match self.chat.turn_end_probability(text) {
+            Ok(Some(p)) => {
+                self.report.send(Report::TurnJudged { pause, p });
+            }
+            Ok(None) => {}
+            Err(e) => {
+                self.report.send(Report::Error {
+                    message: format!("language model failed: {e}"),
+                });
+            }
+        }
+    }
+
     /// Replies to one user turn; `Some(turn)` if the history got a reply for it.
-    fn think(&mut self, Think { turn, text, .. }: Think) -> Option<TurnId> {
+    fn think(
+        &mut self,
+        Think {
+            turn, text, judge, ..
+        }: Think,
+    ) -> Option<TurnId> {
         let id = turn.id;
         if !turn.is_live(&self.epoch) {
             self.report.send(Report::ReplyDone {
@@ -151,6 +175,9 @@ impl Brain {
                 segments: 0,
             });
             return None;
+        }
+        if let Some(pause) = judge {
+            self.judge(pause, &text);
         }
         if let Some(message) = self.chat.notice() {
             self.report.send(Report::Error { message });

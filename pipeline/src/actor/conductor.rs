@@ -142,6 +142,8 @@ pub(crate) struct Conductor {
     pub(crate) backchannel_hold: Option<Duration>,
     /// See `PipelineConfig::speculative_reply`.
     pub(crate) speculate: bool,
+    /// Semantic endpointing: the model judges the words of each pause for the capture actor.
+    pub(crate) judge_words: bool,
 }
 
 /// A reply paused at the user's onset, waiting for the recognizer to tell a backchannel from
@@ -272,14 +274,21 @@ impl Conductor {
             // Not an event: the user may still go on. The model starts on the words meanwhile:
             // the whole reply, held silent (speculative), or just their prefill (not on a
             // backchannel over a paused reply, which will not become a turn).
-            Report::EarlyFinal { text } => {
+            Report::EarlyFinal { text, pause } => {
+                let pause = pause.filter(|_| self.judge_words);
                 if self.may_speculate(run) {
                     if run.active.as_ref().is_none_or(|a| a.user_text != text) {
-                        self.speculative_turn(run, text);
+                        self.speculative_turn(run, text, pause);
                     }
                 } else if run.hold.is_none() || !is_backchannel(&text) {
-                    self.brain.control.try_send(BrainCtl::Prefill { text });
+                    self.brain
+                        .control
+                        .try_send(BrainCtl::Prefill { text, judge: pause });
                 }
+            }
+            // Semantic endpointing: the capture actor decides the pause with it.
+            Report::TurnJudged { pause, p } => {
+                self.ears.send(EarsCtl::TextVerdict { pause, p });
             }
             Report::Final { utt, text, at } => {
                 let times = match run.utts.iter().position(|(u, _)| *u == utt) {
@@ -444,7 +453,7 @@ impl Conductor {
         self.interrupt(run, Cause::Superseded);
         let mut metrics = TurnMetrics::default();
         utt.stamp(&mut metrics, asr_final);
-        let id = self.start_turn(run, text.clone(), metrics, false);
+        let id = self.start_turn(run, text.clone(), metrics, false, None);
         self.emit(
             run,
             Event::FinalTranscript {
@@ -464,6 +473,7 @@ impl Conductor {
         text: String,
         metrics: TurnMetrics,
         speculative: bool,
+        judge: Option<u64>,
     ) -> TurnId {
         let id = TurnId(self.epoch.fetch_add(1, Ordering::AcqRel) + 1);
         if speculative {
@@ -490,6 +500,7 @@ impl Conductor {
             turn,
             text,
             after_cut,
+            judge,
         });
         id
     }
@@ -584,13 +595,13 @@ impl Conductor {
     /// Starts a reply to the early final `text` while the end of the turn is still being
     /// waited for: the output holds (its audio queues up silent), nothing is shown, the state
     /// stays `Listening`. A reply made ahead to other words goes first.
-    fn speculative_turn(&self, run: &mut Run, text: String) {
+    fn speculative_turn(&self, run: &mut Run, text: String, judge: Option<u64>) {
         self.interrupt(run, Cause::Superseded);
         let metrics = TurnMetrics {
             speculative: true,
             ..TurnMetrics::default()
         };
-        self.start_turn(run, text, metrics, true);
+        self.start_turn(run, text, metrics, true, judge);
     }
 
     /// The final transcript is the early one: the reply made ahead becomes the turn. Its text

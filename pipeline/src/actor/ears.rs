@@ -1,12 +1,16 @@
 //! The capture actor: echo cancellation, speech detection and endpointing with debounce and a
 //! pre-roll, push-to-talk, and utterance audio streamed to the recognizer. A turn ends after a
 //! fixed silence, or (smart endpointing) when the end-of-turn classifier says it is complete
-//! (see `turn_end`), with a longer silence as the fallback.
+//! (see `turn_end`), or (semantic endpointing) when the language model judges the words a
+//! whole turn (see `text_end`), with a longer silence as the fallback. At every pause of
+//! `RESUME_AFTER` the recognizer is asked to decode the final at once: its own detector
+//! trails the end of speech, and the reply made ahead starts from that final.
 
 use std::collections::VecDeque;
 use std::time::Duration;
 
 use super::judge::TurnVerdict;
+use super::text_end::TextEnd;
 use super::turn_end::{Decision, SmartEnd};
 use super::{AsrMsg, EarsCtl, MicFrame, Report};
 use crate::chan::{Mail, Mailbox, Tx};
@@ -25,9 +29,9 @@ const TICK: Duration = Duration::from_millis(10);
 /// is this quiet and the detector alone decides, as before.
 const QUIET_BELOW_PEAK: f32 = 3.162e-4;
 
-/// Speech after at least this much silence within an utterance is reported as resumed: the
-/// recognizer's early final (and a reply made ahead from it) needs 100 ms of silence, so a
-/// shorter gap voids nothing.
+/// After this much silence within an utterance the recognizer decodes the final (the reply is
+/// made ahead from it), and speech after such a pause is reported as resumed (voiding both);
+/// a shorter gap voids nothing.
 const RESUME_AFTER: Duration = Duration::from_millis(100);
 
 /// Mean square of a frame (its energy per sample).
@@ -57,6 +61,8 @@ pub(crate) struct Ears {
     pub(crate) clock: Clock,
     /// Smart endpointing (`None`: the fixed `end_silence` rule).
     pub(crate) smart: Option<SmartEnd>,
+    /// Semantic endpointing (`None`: not this mode).
+    pub(crate) text: Option<TextEnd>,
 }
 
 struct State {
@@ -72,6 +78,10 @@ struct State {
     voiced: bool,
     ptt: bool,
     listening: bool,
+    /// Pauses the recognizer was asked to decode at (numbers them), and whether the
+    /// current pause was.
+    pauses: u64,
+    pause_asked: bool,
 }
 
 impl Ears {
@@ -94,6 +104,8 @@ impl Ears {
             voiced: false,
             ptt: false,
             listening: true,
+            pauses: 0,
+            pause_asked: false,
         };
         while let Some(mail) = inbox.recv() {
             match mail {
@@ -102,6 +114,11 @@ impl Ears {
                     self.drop_utterance(&mut st);
                     st.det_buf.clear();
                     st.voiced = false;
+                }
+                Mail::Control(EarsCtl::TextVerdict { pause, p }) => {
+                    if let Some(text) = &mut self.text {
+                        text.judged(pause, p, self.clock.now());
+                    }
                 }
                 Mail::Control(EarsCtl::Listen(on)) => {
                     st.listening = on;
@@ -186,21 +203,39 @@ impl Ears {
                     if *silence >= RESUME_AFTER {
                         self.report.send(Report::SpeechResumed);
                     }
+                    if st.pause_asked {
+                        st.pause_asked = false;
+                        self.asr.send(AsrMsg::Resumed { utt: st.utt });
+                    }
+                    if let Some(text) = &mut self.text {
+                        text.speech();
+                    }
                     *silence = Duration::ZERO;
                     *last_voiced = frame.at;
                 } else {
                     *silence += TICK;
+                    if *silence >= RESUME_AFTER && !st.pause_asked && !st.ptt {
+                        st.pause_asked = true;
+                        st.pauses += 1;
+                        let pause = st.pauses;
+                        self.asr.send(AsrMsg::Pause { utt: st.utt, pause });
+                        if let Some(text) = &mut self.text {
+                            text.asked(pause, frame.at);
+                        }
+                    }
                 }
-                let decision = match &mut self.smart {
+                let decision = match (&mut self.smart, &self.text) {
                     // Push-to-talk: the release ends the turn, never a pause.
                     _ if st.ptt => Decision::Wait,
-                    Some(smart) if speaking => {
+                    (Some(smart), _) if speaking => {
                         smart.speech();
                         Decision::Wait
                     }
-                    Some(smart) => smart.silence(*silence),
-                    None if *silence >= self.cfg.end_silence => Decision::End(None),
-                    None => Decision::Wait,
+                    (Some(smart), _) => smart.silence(*silence),
+                    (None, Some(_)) if speaking => Decision::Wait,
+                    (None, Some(text)) => text.silence(*silence),
+                    (None, None) if *silence >= self.cfg.end_silence => Decision::End(None),
+                    (None, None) => Decision::Wait,
                 };
                 let forced = *length >= self.cfg.max_utterance;
                 if let Decision::End(verdict) = decision {
@@ -230,6 +265,10 @@ impl Ears {
     /// Starts utterance `st.utt + 1` with the pre-roll.
     fn begin_utterance(&mut self, st: &mut State) {
         st.utt += 1;
+        st.pause_asked = false;
+        if let Some(text) = &mut self.text {
+            text.speech();
+        }
         let utt = st.utt;
         self.asr.send(AsrMsg::Begin { utt });
         if let Some(smart) = &mut self.smart {

@@ -16,6 +16,7 @@ pub(crate) mod judge;
 pub(crate) mod monitor;
 pub(crate) mod mouth;
 pub(crate) mod pace;
+pub(crate) mod text_end;
 pub(crate) mod turn_end;
 
 /// A reply's identity and its cancel flag (set on barge-in; engines poll it).
@@ -49,15 +50,36 @@ pub(crate) enum EarsCtl {
     /// The input device is gone: an utterance in progress is dropped (its end will never
     /// come; the device may come back with other audio).
     InputLost,
+    /// The language model's judgement of the words heard up to pause `pause` (semantic
+    /// endpointing): the probability that they are the user's whole turn.
+    TextVerdict { pause: u64, p: f32 },
 }
 
 /// Utterance audio for the recognizer.
 #[allow(clippy::large_enum_variant)] // nearly every message is `Audio`: boxing would not pay
 pub(crate) enum AsrMsg {
-    Begin { utt: u64 },
-    Audio { utt: u64, frame: MicFrame },
-    End { utt: u64 },
-    Drop { utt: u64 },
+    Begin {
+        utt: u64,
+    },
+    Audio {
+        utt: u64,
+        frame: MicFrame,
+    },
+    End {
+        utt: u64,
+    },
+    Drop {
+        utt: u64,
+    },
+    /// The capture actor heard a pause (numbered `pause`): decode the final now.
+    Pause {
+        utt: u64,
+        pause: u64,
+    },
+    /// Speech again after that pause: the decode is no longer the final.
+    Resumed {
+        utt: u64,
+    },
 }
 
 /// A user turn for the language model.
@@ -67,6 +89,8 @@ pub(crate) struct Think {
     /// A reply this turn cut off whose cut the output has not confirmed yet: its `Truncate`
     /// is on the way, and the history must be cut before this turn's words join it.
     pub(crate) after_cut: Option<TurnId>,
+    /// Judge first whether the words are a whole turn, for the capture actor's pause `judge`.
+    pub(crate) judge: Option<u64>,
 }
 
 /// Control of the language-model actor.
@@ -76,8 +100,9 @@ pub(crate) enum BrainCtl {
     Truncate { turn: TurnId, heard: String },
     /// Forget the conversation.
     Reset,
-    /// Run the user's likely words through the model before their turn arrives.
-    Prefill { text: String },
+    /// Run the user's likely words through the model before their turn arrives (and judge
+    /// whether they are a whole turn, for the capture actor's pause `judge`).
+    Prefill { text: String, judge: Option<u64> },
     /// Take `turn`'s exchange back (a reply made ahead of time the user never heard), if it
     /// is the last in the history.
     Forget { turn: TurnId },
@@ -115,11 +140,18 @@ pub(crate) enum Report {
     /// The final transcript decoded before the endpoint (during the end-of-speech wait).
     EarlyFinal {
         text: String,
+        /// The capture actor's pause it was decoded at (`None`: the recognizer's own).
+        pause: Option<u64>,
     },
     Final {
         utt: u64,
         text: String,
         at: Duration,
+    },
+    /// The model's P(whole turn) for the words heard up to the capture actor's pause `pause`.
+    TurnJudged {
+        pause: u64,
+        p: f32,
     },
     FirstToken {
         turn: TurnId,
@@ -186,6 +218,7 @@ impl Report {
             | Report::TurnPending { .. } => 0,
             Report::Partial { .. } | Report::EarlyFinal { .. } | Report::Final { .. } => 1,
             Report::FirstToken { .. }
+            | Report::TurnJudged { .. }
             | Report::Piece { .. }
             | Report::FirstSegment { .. }
             | Report::ReplyDone { .. } => 2,

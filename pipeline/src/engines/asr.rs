@@ -117,6 +117,15 @@ impl Transcriber for WhisperTranscriber {
         Some(text.trim().to_string())
     }
 
+    fn early_final_now(&mut self) -> Option<String> {
+        self.stream.speculate_now()?;
+        self.early_final()
+    }
+
+    fn speech_resumed(&mut self) {
+        self.stream.speech_resumed();
+    }
+
     fn finish(&mut self) -> EngineResult<String> {
         let t = self.stream.finish().map_err(EngineError::new)?;
         Ok(if t.is_silence { String::new() } else { t.text })

@@ -148,6 +148,12 @@ impl ChatEngine for LlmChat {
             .map_err(EngineError::new)
     }
 
+    fn turn_end_probability(&mut self, user_text: &str) -> EngineResult<Option<f32>> {
+        self.chat
+            .turn_end_probability(user_text, &AtomicBool::new(false))
+            .map_err(EngineError::new)
+    }
+
     fn reply(
         &mut self,
         user_text: &str,

@@ -42,6 +42,15 @@ pub trait Transcriber: Send {
     fn early_final(&mut self) -> Option<String> {
         None
     }
+    /// The final transcript decoded now, at a pause the caller's endpointer heard (before the
+    /// recognizer's own detector would): it stays the final unless
+    /// [`speech_resumed`](Transcriber::speech_resumed) follows. `None` when there is nothing
+    /// new to say (no speech, or the same words already given).
+    fn early_final_now(&mut self) -> Option<String> {
+        self.early_final()
+    }
+    /// The user spoke again after the pause of [`early_final_now`](Transcriber::early_final_now).
+    fn speech_resumed(&mut self) {}
     /// The final transcript of the utterance.
     fn finish(&mut self) -> EngineResult<String>;
 }
@@ -73,6 +82,12 @@ pub trait ChatEngine: Send {
     /// the history), so the reply to them starts sooner.
     fn prefill_user(&mut self, _user_text: &str) -> EngineResult<()> {
         Ok(())
+    }
+    /// How likely (0..=1) the user's words so far are their whole turn, judged by the model
+    /// from the words alone ("What is the capital of" ~0, "... of France" ~0.9); the words
+    /// run ahead as `prefill_user` does. `None`: this engine cannot tell.
+    fn turn_end_probability(&mut self, _user_text: &str) -> EngineResult<Option<f32>> {
+        Ok(None)
     }
     /// Adds the user's words and streams the reply's speakable text to `on_piece`; the
     /// reply is kept in the history. Checks `cancel` between tokens.

@@ -99,6 +99,7 @@ pub(super) fn mock_engines(finals: &[&str], replies: Vec<Vec<&'static str>>) -> 
             heard_samples: Arc::new(Mutex::new(Vec::new())),
             early_final_after: None,
             early_texts: Default::default(),
+            pause_texts: std::collections::VecDeque::new(),
             early_given: false,
         }),
         chat: Box::new(MockChat {

@@ -27,6 +27,7 @@ fn converse_fast_writes_replies_and_a_complete_report() {
             heard_samples: Arc::new(Mutex::new(Vec::new())),
             early_final_after: None,
             early_texts: Default::default(),
+            pause_texts: std::collections::VecDeque::new(),
             early_given: false,
         }),
         chat: Box::new(MockChat {

@@ -39,6 +39,8 @@ pub(crate) struct Setup {
     pub(crate) early_final_after_ms: Option<usize>,
     /// Early finals other than the coming final (one per utterance, in order).
     pub(crate) early_finals: Vec<&'static str>,
+    /// What the mock recognizer decodes at each pause the capture actor reports.
+    pub(crate) pause_texts: Vec<&'static str>,
     /// The mock voice fails on segments containing this.
     pub(crate) tts_fails_on: Option<&'static str>,
     /// A chat engine instead of the scripted one (`replies` are then unused).
@@ -69,6 +71,7 @@ impl Default for Setup {
             detector: Box::new(EnergyDetector::new(-40.0)),
             early_final_after_ms: None,
             early_finals: vec![],
+            pause_texts: vec![],
             tts_fails_on: None,
             chat: None,
             turn: None,
@@ -117,6 +120,7 @@ impl Harness {
                 early_final_after: setup.early_final_after_ms.map(|ms| ms * 16),
                 early_given: false,
                 early_texts: setup.early_finals.iter().map(|s| s.to_string()).collect(),
+                pause_texts: setup.pause_texts.iter().map(|s| s.to_string()).collect(),
             }),
             chat: setup.chat.unwrap_or_else(|| {
                 Box::new(MockChat {

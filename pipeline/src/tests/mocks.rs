@@ -28,6 +28,9 @@ pub(crate) struct MockTranscriber {
     /// Early finals that differ from the final (one per utterance, in order); when empty the
     /// early final is the coming final.
     pub(crate) early_texts: VecDeque<String>,
+    /// What the recognizer decodes at each pause the capture actor reports, in order (when
+    /// empty: as `early_final`).
+    pub(crate) pause_texts: VecDeque<String>,
 }
 
 impl Transcriber for MockTranscriber {
@@ -58,6 +61,15 @@ impl Transcriber for MockTranscriber {
         self.early_texts
             .pop_front()
             .or_else(|| self.finals.front().cloned())
+    }
+
+    fn early_final_now(&mut self) -> Option<String> {
+        match self.pause_texts.pop_front() {
+            // Heard nothing (as the real recognizer says nothing new).
+            Some(t) if t.is_empty() => None,
+            Some(t) => Some(t),
+            None => self.early_final(),
+        }
     }
 
     fn finish(&mut self) -> EngineResult<String> {
@@ -100,6 +112,21 @@ impl ChatEngine for MockChat {
             .expect("log")
             .push(format!("reply to {user_text:?}: {said:?} ({end:?})"));
         Ok(end)
+    }
+
+    /// Words ending in "of" or "the" are unfinished (0.0), anything else whole (0.9).
+    fn turn_end_probability(&mut self, user_text: &str) -> EngineResult<Option<f32>> {
+        let last = user_text.split_whitespace().last().unwrap_or_default();
+        let p = if matches!(last, "of" | "the") {
+            0.0
+        } else {
+            0.9
+        };
+        self.log
+            .lock()
+            .expect("log")
+            .push(format!("judge {user_text:?}: {p}"));
+        Ok(Some(p))
     }
 
     fn prefill_user(&mut self, user_text: &str) -> EngineResult<()> {

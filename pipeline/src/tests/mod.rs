@@ -12,5 +12,6 @@ mod model_file;
 mod pulse;
 mod real_asr;
 mod scenarios;
+mod semantic_turn;
 mod smart_turn;
 mod speculative;

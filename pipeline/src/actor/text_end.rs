@@ -1,0 +1,79 @@
+//! Semantic endpointing inside the capture actor: at each pause the recognizer decodes the
+//! words so far and the language model judges whether they are the user's whole turn (the
+//! judgement comes back through the conductor as `EarsCtl::TextVerdict`). This keeps the
+//! judgement of the current pause and turns it into "end the turn now" or "keep listening";
+//! it never waits for one: frames go on, and a judgement is taken at the first frame after
+//! it came. Judgements of an earlier pause (the user spoke again since) are dropped.
+
+use std::time::Duration;
+
+use super::Report;
+use super::judge::TurnVerdict;
+use super::turn_end::Decision;
+use crate::chan::Tx;
+use crate::config::SemanticEndpoint;
+
+pub(crate) struct TextEnd {
+    cfg: SemanticEndpoint,
+    /// `EndpointConfig::end_silence`: the rule while no judgement is in.
+    end_silence: Duration,
+    report: Tx<Report>,
+    /// The pause being judged and when it was asked about (`None`: the user is speaking).
+    pause: Option<(u64, Duration)>,
+    verdict: Option<TurnVerdict>,
+}
+
+impl TextEnd {
+    pub(crate) fn new(cfg: SemanticEndpoint, end_silence: Duration, report: Tx<Report>) -> Self {
+        Self {
+            cfg,
+            end_silence,
+            report,
+            pause: None,
+            verdict: None,
+        }
+    }
+
+    /// A voiced frame: the pause (if any) is over and its judgement no longer matters.
+    pub(crate) fn speech(&mut self) {
+        self.pause = None;
+        self.verdict = None;
+    }
+
+    /// The recognizer was asked for the words up to pause `pause` at `at`.
+    pub(crate) fn asked(&mut self, pause: u64, at: Duration) {
+        self.pause = Some((pause, at));
+        self.verdict = None;
+    }
+
+    /// The model's P(whole turn) for pause `pause`, arrived at `at`.
+    pub(crate) fn judged(&mut self, pause: u64, p: f32, at: Duration) {
+        let Some((current, asked)) = self.pause.filter(|(id, _)| *id == pause) else {
+            return;
+        };
+        self.verdict = Some(TurnVerdict {
+            id: current,
+            p: Some(p),
+            took: at.saturating_sub(asked),
+        });
+        if p < self.cfg.threshold {
+            // The words sound unfinished: tell the user we are still listening.
+            self.report.send(Report::TurnPending { p_complete: p });
+        }
+    }
+
+    /// A silent frame, `silence` into the pause.
+    pub(crate) fn silence(&self, silence: Duration) -> Decision {
+        let p = self.verdict.and_then(|v| v.p);
+        let due = match p {
+            Some(p) if p >= self.cfg.threshold => self.cfg.decide_after,
+            Some(_) => self.cfg.fallback,
+            None => self.end_silence,
+        };
+        if silence >= due {
+            Decision::End(self.verdict)
+        } else {
+            Decision::Wait
+        }
+    }
+}

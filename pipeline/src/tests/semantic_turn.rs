@@ -1,0 +1,110 @@
+//! Semantic endpointing scenarios: at each 100 ms pause the recognizer decodes the words so
+//! far and the model judges them (the mock chat calls words ending in "of"/"the" unfinished).
+//! Whole words end the turn at the short decision silence; a sentence paused at "of" keeps
+//! the loop listening (one turn, not two) and the user hears "still listening"; words judged
+//! unfinished end the turn only at the fallback; without a judgement the fixed rule decides.
+
+use std::time::Duration;
+
+use super::harness::{Harness, Setup};
+use super::scenarios::{has, voice};
+use crate::config::{EndpointMode, SemanticEndpoint};
+
+fn semantic(finals: Vec<&'static str>, pause_texts: Vec<&'static str>) -> Harness {
+    let mut setup = Setup {
+        finals,
+        pause_texts,
+        replies: vec![vec!["Paris."]],
+        ..Setup::default()
+    };
+    setup.config.endpoint.mode = EndpointMode::Semantic;
+    setup.config.endpoint.semantic = SemanticEndpoint {
+        threshold: 0.5,
+        decide_after: Duration::from_millis(150),
+        fallback: Duration::from_millis(1000),
+    };
+    Harness::new(setup)
+}
+
+fn count(h: &Harness, prefix: &str) -> usize {
+    h.short().iter().filter(|e| e.starts_with(prefix)).count()
+}
+
+#[test]
+fn whole_words_end_the_turn_at_the_decision_silence() {
+    let mut h = semantic(
+        vec!["what is the capital of france"],
+        vec!["what is the capital of france"],
+    );
+    h.silence(100);
+    h.speak(&voice(700, 1));
+    h.until(5000, has("audio finished"));
+    // Speech 100..800 ms, judged whole at 900 ms (100 ms of silence), ended at 950 ms (the
+    // fixed rule here: 1100 ms).
+    assert_eq!(h.time_of("speech stopped"), Some(950));
+    assert_eq!(count(&h, "still listening"), 0);
+    let calls = h.chat_calls();
+    assert!(
+        calls.contains(&"judge \"what is the capital of france\": 0.9".to_string()),
+        "{calls:?}"
+    );
+    let m = h
+        .handle
+        .report()
+        .turns
+        .last()
+        .expect("a turn")
+        .metrics
+        .clone();
+    assert_eq!(m.turn_complete_p, Some(f64::from(0.9f32)));
+    assert!(m.speculative, "the reply was made from the words judged");
+    h.finish();
+}
+
+#[test]
+fn a_sentence_paused_at_of_is_one_turn() {
+    let mut h = semantic(
+        vec!["what is the capital of france"],
+        vec!["what is the capital of", "what is the capital of france"],
+    );
+    h.silence(100);
+    h.speak(&voice(700, 1));
+    h.silence(700);
+    h.speak(&voice(400, 2));
+    h.until(6000, has("audio finished"));
+    assert_eq!(count(&h, "speech stopped"), 1);
+    assert_eq!(count(&h, "final"), 1);
+    assert_eq!(count(&h, "still listening"), 1);
+    // The second part ends at 1900 ms: judged whole 100 ms later, ended at 150 ms.
+    assert_eq!(h.time_of("speech stopped"), Some(2050));
+    let calls = h.chat_calls();
+    let replies: Vec<&String> = calls.iter().filter(|c| c.starts_with("reply")).collect();
+    assert_eq!(
+        replies.last().map(|s| s.as_str()),
+        Some("reply to \"what is the capital of france\": \"Paris.\" (Complete)"),
+        "{calls:?}"
+    );
+    h.finish();
+}
+
+#[test]
+fn words_never_whole_end_the_turn_at_the_fallback() {
+    let mut h = semantic(vec!["tell me about the"], vec!["tell me about the"]);
+    h.silence(100);
+    h.speak(&voice(700, 1));
+    h.until(5000, has("audio finished"));
+    assert_eq!(count(&h, "still listening"), 1);
+    assert_eq!(h.time_of("speech stopped"), Some(1800));
+    h.finish();
+}
+
+#[test]
+fn without_a_judgement_the_fixed_rule_decides() {
+    // The recognizer has nothing at the pause (an empty decode): no judgement comes.
+    let mut h = semantic(vec!["hello there"], vec![""]);
+    h.silence(100);
+    h.speak(&voice(700, 1));
+    h.until(5000, has("audio finished"));
+    assert_eq!(h.time_of("speech stopped"), Some(1100));
+    h.finish();
+}

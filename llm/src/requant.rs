@@ -35,8 +35,7 @@ pub struct Target {
 }
 
 /// Every format [`requantize`] writes. A new format with a quantizer in
-/// `pocket_kernels::quant::quantize_bytes` is one more line here (Q5_K: `(DType::Q5_K, 16,
-/// Some(DType::Q5_1))`, once its quantizer gives GGML's bytes).
+/// `pocket_kernels::quant::quantize_bytes` giving GGML's bytes is one more line here.
 pub const TARGETS: &[Target] = &[
     Target::new(DType::Q4_0, 2, None),
     Target::new(DType::Q4_1, 3, None),
@@ -44,6 +43,7 @@ pub const TARGETS: &[Target] = &[
     Target::new(DType::Q5_1, 9, None),
     Target::new(DType::Q8_0, 7, None),
     Target::new(DType::Q4_K, 14, Some(DType::Q5_0)),
+    Target::new(DType::Q5_K, 16, Some(DType::Q5_1)),
     Target::new(DType::Q6_K, 18, Some(DType::Q8_0)),
 ];
 

@@ -1,12 +1,12 @@
 //! Greedy parity with llama.cpp in the formats no packaged model is stored in: the SmolLM2-135M
-//! asset requantized by `pocket_llm::requant` (as `pocket llm requant`) to Q4_0, Q5_0, Q8_0,
-//! Q4_K and Q6_K, and a spot check of Qwen2.5-Coder-0.5B (qwen2: QKV bias, untied output) in
+//! asset requantized by `pocket_llm::requant` (as `pocket llm requant`) to Q4_0, Q5_0, Q5_1,
+//! Q8_0, Q4_K, Q5_K and Q6_K, and a spot check of Qwen2.5-Coder-0.5B (qwen2: QKV bias, untied output) in
 //! Q4_0. `make_model_golden.py` ran llama.cpp on the file the requantizer wrote and recorded
 //! its sha256 with the tokens; the test requantizes again into a temporary folder, checks the
 //! bytes are the same file, then runs the checks of `greedy_common`. SmolLM2's width (576) is
 //! not a whole number of K-quant super-blocks, so in the K-quant files only `ffn_down` (rows
-//! of 1,536) is Q4_K / Q6_K and the rest takes llama.cpp's fallback (Q5_0 / Q8_0), as
-//! llama.cpp's quantize would write it.
+//! of 1,536) is Q4_K / Q5_K / Q6_K and the rest takes llama.cpp's fallback (Q5_0 / Q5_1 /
+//! Q8_0), as llama.cpp's quantize would write it.
 
 mod greedy_common;
 
@@ -100,6 +100,7 @@ parity_tests! {
     smollm2_q5_1: "greedy_smollm2_q5_1.json",
     smollm2_q8_0: "greedy_smollm2_q8_0.json",
     smollm2_q4_k: "greedy_smollm2_q4_k.json",
+    smollm2_q5_k: "greedy_smollm2_q5_k.json",
     smollm2_q6_k: "greedy_smollm2_q6_k.json",
     qwen25_q4_0: "greedy_qwen25_q4_0.json",
 }

@@ -97,7 +97,8 @@ pub struct RequantArgs {
     #[arg(long)]
     pub quant: String,
     /// Format for matrices whose rows are not whole blocks of --quant (K-quants need rows of
-    /// 256): a format name, or `llama` for llama.cpp's choice (q4_k: q5_0, q6_k: q8_0).
+    /// 256): a format name, or `llama` for llama.cpp's choice (q4_k: q5_0, q5_k: q5_1,
+    /// q6_k: q8_0).
     /// Without it such rows are an error.
     #[arg(long)]
     pub fallback: Option<String>,

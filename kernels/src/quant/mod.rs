@@ -4,6 +4,8 @@
 
 mod act;
 mod f16;
+#[cfg(test)]
+mod ggml_bytes;
 mod q4_0;
 mod q4_1;
 mod q4_k;
@@ -79,9 +81,8 @@ pub fn quantize_row<B: Quantize>(x: &[f32]) -> Result<Vec<B>, KernelError> {
 }
 
 /// Encodes `x` (a whole number of rows) in format `dtype` and returns the bytes, as a GGUF
-/// writer stores them. Every format is supported; the block formats other than Q5_K give the
-/// bytes GGML's `quantize_row_*_ref` gives (what llama.cpp's quantize writes without an
-/// importance matrix); Q5_K uses a simple min/max search (valid blocks, not GGML's bytes).
+/// writer stores them. Every format is supported; the block formats give the bytes GGML's
+/// `quantize_row_*_ref` gives (what llama.cpp's quantize writes without an importance matrix).
 pub fn quantize_bytes(dtype: DType, x: &[f32]) -> Result<Vec<u8>, KernelError> {
     fn blocks<B: Quantize>(x: &[f32]) -> Result<Vec<u8>, KernelError> {
         Ok(block_bytes(&quantize_row::<B>(x)?).to_vec())

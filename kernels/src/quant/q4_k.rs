@@ -6,7 +6,7 @@
 
 use half::f16;
 
-use super::{QuantBlock, Quantize, nearest_int, round_even};
+use super::{QuantBlock, Quantize, nearest_int};
 use crate::DType;
 
 /// GGML `block_q4_K`.
@@ -84,9 +84,42 @@ unsafe impl QuantBlock for BlockQ4K {
 
 impl Quantize for BlockQ4K {
     /// GGML `quantize_row_q4_K_ref` (what llama.cpp's quantize writes without an importance
-    /// matrix): per sub-block a weighted least-squares search over scale and minimum
-    /// ([`make_qkx2_quants`]), both then coded in 6 bits under the super-scales.
+    /// matrix): levels 0..=15 from [`KLevels::search`], two per byte.
     fn quantize(x: &[f32]) -> Self {
+        let k = KLevels::search(x, 15, -1.0, 20);
+        let mut qs = [0u8; 128];
+        for (c, q) in qs.chunks_exact_mut(32).enumerate() {
+            for (i, b) in q.iter_mut().enumerate() {
+                *b = k.l[64 * c + i] | (k.l[64 * c + i + 32] << 4);
+            }
+        }
+        BlockQ4K {
+            d: k.d,
+            dmin: k.dmin,
+            scales: BlockQ4K::pack_scales(&k.sc, &k.m),
+            qs,
+        }
+    }
+}
+
+/// A 256-value super-block as GGML's reference Q4_K and Q5_K quantizers code it (they differ
+/// only in the number of levels and the search grid): f16 super-scales, 6-bit sub-block
+/// scales and mins, and each value's level, `x ≈ d·sc[s]·l - dmin·m[s]`.
+pub(super) struct KLevels {
+    pub d: f16,
+    pub dmin: f16,
+    pub sc: [u8; 8],
+    pub m: [u8; 8],
+    pub l: [u8; 256],
+}
+
+impl KLevels {
+    /// GGML's search without an importance matrix: per sub-block of 32 a weighted
+    /// least-squares scale and minimum ([`make_qkx2_quants`] with levels `0..=nmax` and
+    /// `nstep + 1` trial scales from `rmin`), both then coded in 6 bits under the
+    /// super-scales, and the values re-levelled with the coded scales. Float operations in
+    /// GGML's order, so the result is bit-identical.
+    pub fn search(x: &[f32], nmax: i32, rmin: f32, nstep: i32) -> KLevels {
         let mut l = [0u8; 256];
         let mut laux = [0u8; 32];
         let mut weights = [0f32; 32];
@@ -104,14 +137,14 @@ impl Quantize for BlockQ4K {
                 *w = av_x + xv.abs();
             }
             (scales[j], mins[j]) = make_qkx2_quants(
-                15,
+                nmax,
                 v,
                 &weights,
                 &mut l[32 * j..32 * j + 32],
                 &mut laux,
-                -1.0,
+                rmin,
                 0.1,
-                20,
+                nstep,
             );
             max_scale = max_scale.max(scales[j]);
             max_min = max_min.max(mins[j]);
@@ -122,85 +155,23 @@ impl Quantize for BlockQ4K {
             0.0
         };
         let inv_min = if max_min > 0.0 { 63.0 / max_min } else { 0.0 };
-        let sc: [u8; 8] = std::array::from_fn(|j| nearest_int(inv_scale * scales[j]).min(63) as u8);
-        let m: [u8; 8] = std::array::from_fn(|j| nearest_int(inv_min * mins[j]).min(63) as u8);
-        let d16 = f16::from_f32(max_scale / 63.0);
-        let dmin16 = f16::from_f32(max_min / 63.0);
+        // As C's `uint8_t` assignment: the int wraps to 8 bits before the clamp.
+        let code = |v: f32| (nearest_int(v) as u8).min(63);
+        let sc: [u8; 8] = std::array::from_fn(|j| code(inv_scale * scales[j]));
+        let m: [u8; 8] = std::array::from_fn(|j| code(inv_min * mins[j]));
+        let d = f16::from_f32(max_scale / 63.0);
+        let dmin = f16::from_f32(max_min / 63.0);
         for j in 0..8 {
-            let d = d16.to_f32() * f32::from(sc[j]);
-            if d == 0.0 {
+            let step = d.to_f32() * f32::from(sc[j]);
+            if step == 0.0 {
                 continue;
             }
-            let dm = dmin16.to_f32() * f32::from(m[j]);
+            let dm = dmin.to_f32() * f32::from(m[j]);
             for i in 0..32 {
-                l[32 * j + i] = nearest_int((x[32 * j + i] + dm) / d).clamp(0, 15) as u8;
+                l[32 * j + i] = nearest_int((x[32 * j + i] + dm) / step).clamp(0, nmax) as u8;
             }
         }
-        let mut qs = [0u8; 128];
-        for (c, q) in qs.chunks_exact_mut(32).enumerate() {
-            for (i, b) in q.iter_mut().enumerate() {
-                *b = l[64 * c + i] | (l[64 * c + i + 32] << 4);
-            }
-        }
-        BlockQ4K {
-            d: d16,
-            dmin: dmin16,
-            scales: BlockQ4K::pack_scales(&sc, &m),
-            qs,
-        }
-    }
-}
-
-/// The super-scales and 6-bit sub-block scales and mins of a 256-value K-quant super-block
-/// (Q5_K), chosen from each sub-block's minimum and maximum (a simple quantizer, not GGML's
-/// search).
-pub(super) struct KScales {
-    pub d: f16,
-    pub dmin: f16,
-    pub sc: [u8; 8],
-    pub m: [u8; 8],
-    max_q: i32,
-}
-
-impl KScales {
-    /// Per sub-block `scale = (max - min) / max_q` with `min` clamped to at most 0.
-    pub fn min_max(x: &[f32], max_q: i32) -> KScales {
-        let mut scales = [0f32; 8];
-        let mut mins = [0f32; 8];
-        for s in 0..8 {
-            let v = &x[32 * s..32 * s + 32];
-            let lo = v.iter().copied().fold(0.0f32, f32::min);
-            let hi = v.iter().copied().fold(lo, f32::max);
-            scales[s] = (hi - lo) / max_q as f32;
-            mins[s] = -lo;
-        }
-        let d = f16::from_f32(scales.iter().copied().fold(0.0, f32::max) / 63.0);
-        let dmin = f16::from_f32(mins.iter().copied().fold(0.0, f32::max) / 63.0);
-        let code = |v: f32, unit: f32| {
-            if unit > 0.0 {
-                round_even(v / unit).clamp(0, 63) as u8
-            } else {
-                0
-            }
-        };
-        KScales {
-            d,
-            dmin,
-            sc: std::array::from_fn(|s| code(scales[s], d.to_f32())),
-            m: std::array::from_fn(|s| code(mins[s], dmin.to_f32())),
-            max_q,
-        }
-    }
-
-    /// The level (0..=max_q) of value `v` of sub-block `s`.
-    pub fn level(&self, s: usize, v: f32) -> u8 {
-        let step = self.d.to_f32() * f32::from(self.sc[s]);
-        let off = self.dmin.to_f32() * f32::from(self.m[s]);
-        if step > 0.0 {
-            round_even((v + off) / step).clamp(0, self.max_q) as u8
-        } else {
-            0
-        }
+        KLevels { d, dmin, sc, m, l }
     }
 }
 

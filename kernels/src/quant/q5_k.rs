@@ -7,7 +7,7 @@
 
 use half::f16;
 
-use super::q4_k::KScales;
+use super::q4_k::KLevels;
 use super::{BlockQ4K, QuantBlock, Quantize};
 use crate::DType;
 
@@ -61,14 +61,16 @@ unsafe impl QuantBlock for BlockQ5K {
 }
 
 impl Quantize for BlockQ5K {
-    /// The min/max quantizer of Q4_K with 31 levels (not GGML's iterative search).
+    /// GGML `quantize_row_q5_K_ref` (what llama.cpp's quantize writes without an importance
+    /// matrix): levels 0..=31 from [`KLevels::search`], the low 4 bits as Q4_K packs them and
+    /// the fifth in `qh`.
     fn quantize(x: &[f32]) -> Self {
-        let k = KScales::min_max(x, 31);
+        let k = KLevels::search(x, 31, -0.5, 15);
         let mut qs = [0u8; 128];
         let mut qh = [0u8; 32];
         for s in 0..8 {
             for l in 0..32 {
-                let q = k.level(s, x[32 * s + l]);
+                let q = k.l[32 * s + l];
                 let nib = q & 0x0F;
                 qs[32 * (s / 2) + l] |= if s % 2 == 0 { nib } else { nib << 4 };
                 qh[l] |= (q >> 4) << s;

@@ -129,12 +129,12 @@ def tiny_logits(exe, tmp):
 # two long exact sequences; Qwen2.5 (a spot check of qwen2 in Q4_0, output matrix included):
 # code and counting.
 REQUANT = {
-    "smollm2": (["q4_0", "q5_0", "q5_1", "q8_0", "q4_k", "q6_k"], [0, 2, 6, 7]),
+    "smollm2": (["q4_0", "q5_0", "q5_1", "q8_0", "q4_k", "q5_k", "q6_k"], [0, 2, 6, 7]),
     "qwen25": (["q4_0"], [0, 6]),
 }
 # Rows that are not whole blocks of a K-quant (widths 576 and 896 are not multiples of 256)
 # take llama.cpp's quantize fallback.
-FALLBACK = {"q4_k": "q5_0", "q6_k": "q8_0"}
+FALLBACK = {"q4_k": "q5_0", "q5_k": "q5_1", "q6_k": "q8_0"}
 
 
 def run_prompts(exe, model, prompts, name):

@@ -5,6 +5,7 @@
 mod act;
 mod float;
 mod kquant;
+mod kstep;
 mod q32;
 pub(crate) mod vnni;
 mod vnni_k;

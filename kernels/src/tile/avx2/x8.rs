@@ -276,11 +276,11 @@ pub(super) unsafe fn tile_x8<A, const W: usize>(
     }
 }
 
-/// The tile entry `$name` for group kernel `$kernel` (with const argument `$flag`, if any)
-/// over activations `$act` in blocks of `$block` columns, `$w` tokens at a time, compiled
-/// for target features `$feat` (which the CPU must have).
+/// The tile entry `$name` for group kernel `$kernel` (with further generic arguments `$arg`:
+/// a format flag, a product step) over activations `$act` in blocks of `$block` columns, `$w`
+/// tokens at a time, compiled for target features `$feat` (which the CPU must have).
 macro_rules! entry {
-    ($name:ident, $inner:ident, $feat:literal, $w:literal, $act:ty, $block:expr, $kernel:ident $(, $flag:expr)?) => {
+    ($name:ident, $inner:ident, $feat:literal, $w:literal, $act:ty, $block:expr, $kernel:ident $(, $arg:tt)*) => {
         /// # Safety
         /// See [`crate::tile::TileFn`]; the CPU must support the target features above.
         pub(crate) unsafe fn $name(t: &Tile) {
@@ -293,12 +293,12 @@ macro_rules! entry {
             #[target_feature(enable = $feat)]
             unsafe fn wide(g: *const u8, nb: usize, a: [*const $act; $w], o: [*mut f32; $w]) {
                 // SAFETY: forwarded.
-                unsafe { $kernel::<$w $(, $flag)?>(g, nb, a, o) }
+                unsafe { $kernel::<$w $(, $arg)*>(g, nb, a, o) }
             }
             #[target_feature(enable = $feat)]
             unsafe fn one(g: *const u8, nb: usize, a: [*const $act; 1], o: [*mut f32; 1]) {
                 // SAFETY: forwarded.
-                unsafe { $kernel::<1 $(, $flag)?>(g, nb, a, o) }
+                unsafe { $kernel::<1 $(, $arg)*>(g, nb, a, o) }
             }
             // SAFETY: forwarded.
             unsafe { tile_x8(t, $block, wide, one) }

@@ -1,36 +1,27 @@
 //! AVX2 tiles for the interleaved Q4_Kx8, Q5_Kx8 and Q6_Kx8 layouts (see `crate::repack`) against
-//! [`BlockQ8K`] activations. As in the 32-element x8 tiles, `maddubs` lanes are rows; each
-//! sub-block's 16-bit sums meet its per-row scale in one `madd` (Q5_K: two, one per half, so
-//! the 16-bit sums cannot overflow). Their mins meet the activation sums two sub-blocks per
-//! `madd`; Q6_K's weights become signed bytes `q - 32`
+//! [`BlockQ8K`] activations, and the loops the AVX-512 VNNI ones (`vnni_k`) share: each loop
+//! is generic over its product step (`kstep`). As in the 32-element x8 tiles, lanes are rows;
+//! with AVX2's `maddubs` each sub-block's 16-bit sums meet its per-row scale in one `madd`
+//! (Q5_K: two, one per half, so the 16-bit sums cannot overflow). Their mins meet the
+//! activation sums two sub-blocks per `madd`; Q6_K's weights become signed bytes `q - 32`
 //! (sign trick). All sums are exact integers, as GGML's.
 
 use std::arch::x86_64::*;
 
+use super::kstep::{KStep, Maddubs};
 use super::x8::{PREFETCH, entry, prefetch, tile_x8};
 use crate::quant::BlockQ8K;
 use crate::tile::Tile;
 
 /// Bytes of one Q4_Kx8 group block (8 rows x 256 columns).
-pub(super) const BYTES: usize = 1152;
+const BYTES: usize = 1152;
 
 /// 4 activation bytes at `i` broadcast to every lane.
 #[inline]
 #[target_feature(enable = "avx2,fma,f16c")]
-pub(super) unsafe fn bcast(y: &BlockQ8K, i: usize) -> __m256i {
+unsafe fn bcast(y: &BlockQ8K, i: usize) -> __m256i {
     // SAFETY: the caller keeps i + 4 <= 256.
     _mm256_set1_epi32(unsafe { std::ptr::read_unaligned(y.qs.as_ptr().add(i).cast::<i32>()) })
-}
-
-/// The per-row scale of 8 rows (bytes of `x`, row r at byte r) in both 16-bit halves of
-/// 32-bit lane r: (the low 8 bytes, the high 8 bytes).
-#[inline]
-#[target_feature(enable = "avx2,fma,f16c")]
-fn dup_rows(x: __m128i) -> (__m256i, __m256i) {
-    (
-        _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(x, x)),
-        _mm256_cvtepu8_epi16(_mm_unpackhi_epi8(x, x)),
-    )
 }
 
 /// Mins of sub-blocks `s` (low 8 bytes of `x`) and `s + 1` (high 8 bytes) interleaved per
@@ -48,7 +39,7 @@ fn pair_rows(x: __m128i) -> __m256i {
 /// `nb` group blocks at `g`, `nb` activation blocks per token, 8 writable floats per output;
 /// only called from AVX2 code (it is inlined there).
 #[inline(always)]
-pub(super) unsafe fn each_block<const C: usize>(
+unsafe fn each_block<const C: usize>(
     g: *const u8,
     nb: usize,
     bytes: usize,
@@ -77,7 +68,7 @@ pub(super) unsafe fn each_block<const C: usize>(
 /// `blk` must be a whole group block.
 #[inline]
 #[target_feature(enable = "avx2,fma,f16c")]
-pub(super) unsafe fn q4k_scales(blk: *const u8) -> (__m256i, __m256i, [__m256i; 4]) {
+unsafe fn q4k_scales(blk: *const u8) -> (__m256i, __m256i, [__m256i; 4]) {
     let m4 = _mm256_set1_epi8(0x0F);
     let m2 = _mm256_set1_epi8(3);
     let m30 = _mm256_set1_epi8(0x30);
@@ -118,7 +109,7 @@ pub(super) unsafe fn q4k_scales(blk: *const u8) -> (__m256i, __m256i, [__m256i; 
 /// `blk` must be a whole group block.
 #[inline]
 #[target_feature(enable = "avx2,fma,f16c")]
-pub(super) unsafe fn q4k_acc(
+unsafe fn q4k_acc(
     blk: *const u8,
     sumi: __m256i,
     mins: &[__m256i; 4],
@@ -163,10 +154,15 @@ fn q4k_mins(mins: &[__m256i; 4], y: &BlockQ8K) -> __m256i {
 }
 
 /// C tokens x one 8-row group of Q4_Kx8 (`FIVE = false`) or Q5_Kx8 (`FIVE = true`, fifth
-/// bits in `qh` chunks before the quants): `out[c][0..8]`.
+/// bits in `qh` chunks before the quants), products by step `S`: `out[c][0..8]`.
+///
+/// # Safety
+/// As for a group kernel (`x8::GroupFn`), and only called from an `entry!` tile compiled for
+/// `S`'s target features: this carries AVX2's only, so a VNNI step's instructions are inlined
+/// where this is, into the tile (the generated code has no calls left).
 #[inline]
 #[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn kx8<const C: usize, const FIVE: bool>(
+pub(super) unsafe fn kx8<const C: usize, const FIVE: bool, S: KStep>(
     g: *const u8,
     nb: usize,
     a: [*const BlockQ8K; C],
@@ -175,7 +171,7 @@ unsafe fn kx8<const C: usize, const FIVE: bool>(
     let m4 = _mm256_set1_epi8(0x0F);
     let bit4 = _mm256_set1_epi8(0x10);
     let (bytes, quants) = if FIVE { (Q5_BYTES, 384) } else { (BYTES, 128) };
-    // SAFETY: forwarded from the caller.
+    // SAFETY: forwarded from the caller, as are the target features.
     unsafe {
         each_block(g, nb, bytes, a, out, |blk, y, acc| {
             if FIVE {
@@ -183,10 +179,10 @@ unsafe fn kx8<const C: usize, const FIVE: bool>(
             }
             // Q5_K's scales, mins, d and dmin sit where Q4_K's do.
             let (sc_lo, sc_hi, mins) = q4k_scales(blk);
-            let (s0, s1) = dup_rows(_mm256_castsi256_si128(sc_lo));
-            let (s2, s3) = dup_rows(_mm256_extracti128_si256(sc_lo, 1));
-            let (s4, s5) = dup_rows(_mm256_castsi256_si128(sc_hi));
-            let (s6, s7) = dup_rows(_mm256_extracti128_si256(sc_hi, 1));
+            let (s0, s1) = S::rows_u8(_mm256_castsi256_si128(sc_lo));
+            let (s2, s3) = S::rows_u8(_mm256_extracti128_si256(sc_lo, 1));
+            let (s4, s5) = S::rows_u8(_mm256_castsi256_si128(sc_hi));
+            let (s6, s7) = S::rows_u8(_mm256_extracti128_si256(sc_hi, 1));
             let sc = [s0, s1, s2, s3, s4, s5, s6, s7];
             let mut sumi = [_mm256_setzero_si256(); C];
             for p in 0..4 {
@@ -207,18 +203,17 @@ unsafe fn kx8<const C: usize, const FIVE: bool>(
                         hi = _mm256_or_si256(hi, _mm256_and_si256(_mm256_slli_epi16(h, 3), bit4));
                     }
                     for c in 0..C {
-                        // Q4_K: 8 products of at most 2*15*127 each per sum; Q5_K: 4 of at
-                        // most 2*31*127 (then flushed). Neither overflows 16 bits.
-                        let xl = bcast(y[c], 64 * p + 4 * u);
-                        let xh = bcast(y[c], 64 * p + 32 + 4 * u);
-                        plo[c] = _mm256_add_epi16(plo[c], _mm256_maddubs_epi16(lo, xl));
-                        phi[c] = _mm256_add_epi16(phi[c], _mm256_maddubs_epi16(hi, xh));
+                        plo[c] = S::step(plo[c], lo, bcast(y[c], 64 * p + 4 * u));
+                        phi[c] = S::step(phi[c], hi, bcast(y[c], 64 * p + 32 + 4 * u));
                     }
-                    if u == 7 || (FIVE && u == 3) {
+                    // 16-bit sums (not `S::WIDE`): Q4_K's hold 8 products of at most
+                    // 2*15*127 each, Q5_K's 4 of at most 2*31*127 (then flushed). Neither
+                    // overflows.
+                    if u == 7 || (FIVE && !S::WIDE && u == 3) {
                         for c in 0..C {
                             let s = _mm256_add_epi32(
-                                _mm256_madd_epi16(plo[c], sc[2 * p]),
-                                _mm256_madd_epi16(phi[c], sc[2 * p + 1]),
+                                S::scaled(plo[c], sc[2 * p]),
+                                S::scaled(phi[c], sc[2 * p + 1]),
                             );
                             sumi[c] = _mm256_add_epi32(sumi[c], s);
                             plo[c] = _mm256_setzero_si256();
@@ -238,12 +233,15 @@ unsafe fn kx8<const C: usize, const FIVE: bool>(
 const Q5_BYTES: usize = 1408;
 
 /// Bytes of one Q6_Kx8 group block.
-pub(super) const Q6_BYTES: usize = 1680;
+const Q6_BYTES: usize = 1680;
 
-/// C tokens x one 8-row Q6_Kx8 group: `out[c][0..8]`.
+/// C tokens x one 8-row Q6_Kx8 group, products by step `S`: `out[c][0..8]`.
+///
+/// # Safety
+/// As for [`kx8`].
 #[inline]
 #[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn q6_kx8<const C: usize>(
+pub(super) unsafe fn q6_kx8<const C: usize, S: KStep>(
     g: *const u8,
     nb: usize,
     a: [*const BlockQ8K; C],
@@ -251,8 +249,7 @@ unsafe fn q6_kx8<const C: usize>(
 ) {
     let m4 = _mm256_set1_epi8(0x0F);
     let m2 = _mm256_set1_epi8(3);
-    let m32 = _mm256_set1_epi8(32);
-    // SAFETY: forwarded from the caller.
+    // SAFETY: forwarded from the caller, as are the target features.
     unsafe {
         each_block(g, nb, Q6_BYTES, a, out, |blk, y, acc| {
             let mut sumi = [_mm256_setzero_si256(); C];
@@ -272,28 +269,24 @@ unsafe fn q6_kx8<const C: usize>(
                             let qh = _mm256_loadu_si256(half.add(512 + 32 * u).cast());
                             let lo = if j < 2 { q } else { _mm256_srli_epi16(q, 4) };
                             let top = _mm256_and_si256(_mm256_srl_epi16(qh, shift), m2);
-                            let w = _mm256_sub_epi8(
-                                _mm256_or_si256(
-                                    _mm256_and_si256(lo, m4),
-                                    _mm256_slli_epi16(top, 4),
-                                ),
-                                m32,
-                            );
-                            let aw = _mm256_sign_epi8(w, w);
+                            let w = S::q6(_mm256_or_si256(
+                                _mm256_and_si256(lo, m4),
+                                _mm256_slli_epi16(top, 4),
+                            ));
                             for c in 0..C {
-                                // 8 products of at most 2*32*127 each: no 16-bit overflow.
-                                let x = _mm256_sign_epi8(bcast(y[c], 128 * n + 32 * j + 4 * u), w);
-                                p[c] = _mm256_add_epi16(p[c], _mm256_maddubs_epi16(aw, x));
+                                // 16-bit sums: 8 products of at most 2*32*127 each, no overflow.
+                                let x = bcast(y[c], 128 * n + 32 * j + 4 * u);
+                                p[c] = S::step_q6(p[c], w, x);
                             }
                         }
-                        let sc = _mm_loadl_epi64(blk.add(16 + 8 * s).cast());
-                        let sc = _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(sc, sc));
+                        let sc = S::rows_i8(_mm_loadl_epi64(blk.add(16 + 8 * s).cast()));
                         for c in 0..C {
-                            sumi[c] = _mm256_add_epi32(sumi[c], _mm256_madd_epi16(p[c], sc));
+                            sumi[c] = _mm256_add_epi32(sumi[c], S::scaled(p[c], sc));
                         }
                     }
                 }
             }
+            S::q6_zero(blk, y, &mut sumi);
             let d = _mm256_cvtph_ps(_mm_loadu_si128(blk.cast()));
             for c in 0..C {
                 let dy = _mm256_mul_ps(d, _mm256_set1_ps(y[c].d));
@@ -311,7 +304,8 @@ entry!(
     BlockQ8K,
     256,
     kx8,
-    false
+    false,
+    Maddubs
 );
 entry!(
     tile_q5_kx8,
@@ -321,7 +315,8 @@ entry!(
     BlockQ8K,
     256,
     kx8,
-    true
+    true,
+    Maddubs
 );
 entry!(
     tile_q6_kx8,
@@ -330,5 +325,6 @@ entry!(
     4,
     BlockQ8K,
     256,
-    q6_kx8
+    q6_kx8,
+    Maddubs
 );

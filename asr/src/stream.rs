@@ -59,6 +59,9 @@ pub struct AsrStream {
     overflow: Vec<f32>,
     /// Final result computed during the end-silence wait.
     speculative: Option<Speculative>,
+    /// Whether this stream decodes the final at its own detector's pauses (`false`: only when
+    /// the caller asks, [`AsrStream::speculate_now`]).
+    own_pauses: bool,
 }
 
 /// A final decoded before the endpoint, on the assumption that the speech had ended.
@@ -109,7 +112,15 @@ impl AsrStream {
             repaired: 0,
             overflow: Vec::new(),
             speculative: None,
+            own_pauses: true,
         }
+    }
+
+    /// Leaves the pauses to the caller: the final is decoded early only at
+    /// [`speculate_now`](AsrStream::speculate_now), never at this stream's own detector's
+    /// pause as well (which would race the caller's and could decode the same words twice).
+    pub fn leave_pauses_to_caller(&mut self) {
+        self.own_pauses = false;
     }
 
     fn pre_roll(&self) -> usize {
@@ -245,7 +256,7 @@ impl AsrStream {
         let Some((end, silent_ms)) = self.ep.trailing_silence() else {
             return;
         };
-        if !self.rec.cfg.speculative_final {
+        if !self.rec.cfg.speculative_final || !self.own_pauses {
             return;
         }
         let have = (self.audio_base + self.audio.len() as u64).saturating_sub(end);

@@ -187,6 +187,18 @@ fn a_final_decoded_at_the_callers_pause_is_the_final() {
     assert!(t.timings.speculative, "the early decode was not used");
     assert_eq!(t.text.trim(), early.trim());
 
+    // A stream that leaves the pauses to its caller decodes nothing early on its own.
+    s.reset();
+    s.leave_pauses_to_caller();
+    for c in last.chunks(1600) {
+        s.accept(c);
+    }
+    for c in common::noise(16_000, 0.002, 6).chunks(1600) {
+        s.accept(c);
+    }
+    assert!(s.is_endpoint() && s.early_final().is_none());
+    assert!(!s.finish().expect("final").timings.speculative);
+
     // Speech after the early decode makes it stale.
     s.reset();
     for c in last.chunks(1600) {

@@ -99,9 +99,11 @@ impl Default for SmartEndpoint {
 #[derive(Debug, Clone, PartialEq)]
 pub struct SemanticEndpoint {
     /// P(whole turn) at or above which the words end the turn. Measured with SmolLM2-135M
-    /// on `bench/turn-taking.txt`: sentences cut at a phrase boundary score at most 0.033,
-    /// whole ones at least 0.068 (a few whole questions of `bench/questions.tsv` score under
-    /// 0.01: they wait for `fallback`).
+    /// on `bench/turn-taking.txt` as text: sentences cut at a phrase boundary score at most
+    /// 0.033, whole ones at least 0.068 (6 of the 112 whole questions of
+    /// `bench/questions.tsv` score under 0.05: they wait for `fallback`); in the voice loop
+    /// the recognizer's guess at a fragment ("... ideas for about date") scored up to 0.032,
+    /// hence 0.05 (docs/PERFORMANCE.md).
     pub threshold: f32,
     /// No turn ends on a judgement before this much silence.
     pub decide_after: Duration,
@@ -112,7 +114,7 @@ pub struct SemanticEndpoint {
 impl Default for SemanticEndpoint {
     fn default() -> Self {
         Self {
-            threshold: 0.02,
+            threshold: 0.05,
             decide_after: Duration::from_millis(150),
             fallback: Duration::from_millis(1200),
         }

@@ -86,8 +86,11 @@ impl WhisperTranscriber {
     }
 
     pub fn new(rec: &Arc<pocket_asr::Recognizer>) -> Self {
+        // The capture actor's pauses (its quiet rule is ~100 ms sooner) drive the early final.
+        let mut stream = rec.stream();
+        stream.leave_pauses_to_caller();
         Self {
-            stream: rec.stream(),
+            stream,
             early_seen: None,
         }
     }

@@ -40,8 +40,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             Some((a, b)) => (Some(a.trim()), format!("{} {}", a.trim(), b.trim())),
             None => (None, line.to_string()),
         };
-        for (kind, words) in part.map(|p| ("part", p)).into_iter().chain([("whole", &*whole)]) {
-            let p = chat.turn_end_probability(words, &never)?.unwrap_or(f32::NAN);
+        for (kind, words) in part
+            .map(|p| ("part", p))
+            .into_iter()
+            .chain([("whole", &*whole)])
+        {
+            let p = chat
+                .turn_end_probability(words, &never)?
+                .unwrap_or(f32::NAN);
             println!("{kind}\t{p:.4}\t{words}");
         }
     }

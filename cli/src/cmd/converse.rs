@@ -64,7 +64,7 @@ pub struct EndpointChoice {
     /// model is not installed) or `semantic` (the language model judges the words heard at
     /// each pause: a whole sentence ends the turn after 150 ms, an unfinished one waits up to
     /// the fallback).
-    #[arg(long = "endpoint", default_value = "fixed")]
+    #[arg(long = "endpoint", default_value = "semantic")]
     pub mode: pocket_pipeline::EndpointMode,
     /// Smart: P(complete) at which a pause ends the turn.
     #[arg(long, default_value_t = 0.5)]

@@ -62,6 +62,8 @@ impl Default for Setup {
         config.endpoint.min_speech = Duration::from_millis(200);
         config.endpoint.end_silence = Duration::from_millis(300);
         config.endpoint.preroll = Duration::from_millis(200);
+        // The scenarios' timings are the fixed rule's; semantic endpointing has its own.
+        config.endpoint.mode = crate::config::EndpointMode::Fixed;
         Self {
             finals: vec![],
             replies: vec![],

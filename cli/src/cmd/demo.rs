@@ -22,7 +22,7 @@ pub const DEMO_QUESTIONS: [&str; 4] = [
     "What is the capital of France?",
     "How many days are there in a week?",
     "What do bees make?",
-    "What is the opposite of hot?",
+    "What color is grass?",
 ];
 
 #[derive(Args)]

@@ -265,7 +265,7 @@ impl AsrStream {
             || self
                 .speculative
                 .as_ref()
-                .is_some_and(|s| s.by_caller || s.key == end || s.covered >= end)
+                .is_some_and(|s| s.by_caller || s.covered >= end)
         {
             return;
         }
@@ -417,15 +417,13 @@ impl AsrStream {
         });
         let mut t = match self.speculative.take() {
             // Decoded during the end-silence wait on all of this speech.
-            Some(s) if s.by_caller || end.is_some_and(|e| s.key == e || e <= s.covered) => {
-                Transcript {
-                    timings: crate::recognizer::Timings {
-                        speculative: true,
-                        ..s.t.timings
-                    },
-                    ..s.t
-                }
-            }
+            Some(s) if s.by_caller || end.is_some_and(|e| e <= s.covered) => Transcript {
+                timings: crate::recognizer::Timings {
+                    speculative: true,
+                    ..s.t.timings
+                },
+                ..s.t
+            },
             _ => self.decode_current(true)?,
         };
         t.timings.total_ms = t0.elapsed().as_secs_f64() * 1e3;

@@ -78,10 +78,8 @@ struct State {
     voiced: bool,
     ptt: bool,
     listening: bool,
-    /// Pauses the recognizer was asked to decode at (numbers them), and whether the
-    /// current pause was.
+    /// Pauses the recognizer was asked to decode at (numbers them).
     pauses: u64,
-    pause_asked: bool,
 }
 
 impl Ears {
@@ -105,7 +103,6 @@ impl Ears {
             ptt: false,
             listening: true,
             pauses: 0,
-            pause_asked: false,
         };
         while let Some(mail) = inbox.recv() {
             match mail {
@@ -202,9 +199,6 @@ impl Ears {
                 if speaking {
                     if *silence >= RESUME_AFTER {
                         self.report.send(Report::SpeechResumed);
-                    }
-                    if st.pause_asked {
-                        st.pause_asked = false;
                         self.asr.send(AsrMsg::Resumed { utt: st.utt });
                     }
                     if let Some(text) = &mut self.text {
@@ -214,8 +208,8 @@ impl Ears {
                     *last_voiced = frame.at;
                 } else {
                     *silence += TICK;
-                    if *silence >= RESUME_AFTER && !st.pause_asked && !st.ptt {
-                        st.pause_asked = true;
+                    // The frame the pause reaches `RESUME_AFTER`: decode what was said.
+                    if *silence >= RESUME_AFTER && *silence < RESUME_AFTER + TICK && !st.ptt {
                         st.pauses += 1;
                         let pause = st.pauses;
                         self.asr.send(AsrMsg::Pause { utt: st.utt, pause });
@@ -265,7 +259,6 @@ impl Ears {
     /// Starts utterance `st.utt + 1` with the pre-roll.
     fn begin_utterance(&mut self, st: &mut State) {
         st.utt += 1;
-        st.pause_asked = false;
         if let Some(text) = &mut self.text {
             text.speech();
         }

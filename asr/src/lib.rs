@@ -16,6 +16,7 @@
 //! ```
 
 mod audio;
+pub mod confidence;
 mod config;
 pub mod ct2;
 pub mod endpoint;

@@ -24,6 +24,12 @@ pub struct Transcript {
     pub is_silence: bool,
     /// Text token ids.
     pub tokens: Vec<u32>,
+    /// Log-probability of each text token (one per entry of `tokens`).
+    pub token_logprobs: Vec<f32>,
+    /// Probability of the last word heard (meaningful when `text` is not empty): a low one
+    /// often means a word the model invented to finish a fragment (see
+    /// [`crate::confidence`]).
+    pub last_word_prob: f32,
     /// Seconds of audio recognized.
     pub audio_secs: f64,
     pub timings: Timings,
@@ -147,9 +153,12 @@ impl Recognizer {
                 texts.push(r.0.text);
             }
             out.tokens.extend(r.0.tokens);
+            out.token_logprobs.extend(r.0.token_logprobs);
             start = end;
         }
         out.text = texts.join(" ");
+        out.last_word_prob =
+            crate::confidence::last_word_prob(&self.model.vocab, &out.tokens, &out.token_logprobs);
         out.timings.total_ms = t0.elapsed().as_secs_f64() * 1e3;
         out.timings.repaired_samples = repaired;
         self.put_session(session);
@@ -194,12 +203,21 @@ impl Recognizer {
         } else {
             self.model.vocab.decode(&d.tokens).trim().to_string()
         };
+        let last_word_prob = if silence {
+            1.0
+        } else {
+            crate::confidence::last_word_prob(&self.model.vocab, &d.tokens, &d.token_logprobs)
+        };
+        let mut token_logprobs = d.token_logprobs;
+        token_logprobs.truncate(if silence { 0 } else { d.tokens.len() });
         let t = Transcript {
+            last_word_prob,
             text,
             no_speech_prob: d.no_speech_prob,
             avg_logprob: d.avg_logprob,
             is_silence: silence,
             tokens: if silence { Vec::new() } else { d.tokens },
+            token_logprobs,
             audio_secs: secs,
             timings: Timings {
                 mel_ms: st.mel_ms,

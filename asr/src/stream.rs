@@ -442,6 +442,15 @@ impl AsrStream {
             .map(|s| (s.key, s.t.text.as_str()))
     }
 
+    /// The probability of the last word of [`early_final`](AsrStream::early_final)'s text
+    /// (see [`Transcript::last_word_prob`]); 1.0 without an early final.
+    pub fn early_final_last_word_p(&self) -> f32 {
+        self.speculative
+            .as_ref()
+            .filter(|s| !s.t.is_silence)
+            .map_or(1.0, |s| s.t.last_word_prob)
+    }
+
     /// Starts the next utterance. Audio accepted after the endpoint is replayed into it.
     pub fn reset(&mut self) {
         let overflow = std::mem::take(&mut self.overflow);

@@ -119,6 +119,14 @@ impl Vocab {
         self.index.get(token).copied()
     }
 
+    /// The bytes of one (non-special) token.
+    pub fn token_bytes(&self, id: u32) -> Option<&[u8]> {
+        if id >= self.specials.eot {
+            return None;
+        }
+        self.tokens.get(id as usize).map(|t| t.as_slice())
+    }
+
     /// Text of a sequence of ids (special tokens print nothing; invalid UTF-8 is replaced).
     pub fn decode(&self, ids: &[u32]) -> String {
         let mut bytes = Vec::new();

@@ -107,6 +107,14 @@ pub struct SemanticEndpoint {
     /// the recognizer's guess at a fragment ("... ideas for about date") scored up to 0.032,
     /// hence 0.05 (docs/PERFORMANCE.md).
     pub threshold: f32,
+    /// The recognizer's probability of the last word heard, under which the words are not
+    /// trusted to end the turn (it waits as for unfinished words). At a mid-sentence pause
+    /// Whisper sometimes finishes the fragment with a word nobody said ("What time does the
+    /// sun" -> "... sun sound?", the word at 0.19; "What should I" -> "... I do?", 0.22), and
+    /// the model then rightly judges the invented sentence whole. Of 336 whole spoken
+    /// questions (`bench/questions.tsv`, three voices) 11 have a last word under 0.25, mostly
+    /// misheard ones (docs/PERFORMANCE.md).
+    pub min_last_word_p: f32,
     /// No turn ends on a judgement before this much silence.
     pub decide_after: Duration,
     /// Silence that ends the turn even when the words sound unfinished.
@@ -117,6 +125,7 @@ impl Default for SemanticEndpoint {
     fn default() -> Self {
         Self {
             threshold: 0.05,
+            min_last_word_p: 0.25,
             decide_after: Duration::from_millis(150),
             fallback: Duration::from_millis(1200),
         }

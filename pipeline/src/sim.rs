@@ -24,6 +24,9 @@ use std::time::{Duration, Instant};
 pub(crate) struct Sim {
     now_us: AtomicU64,
     work: AtomicI64,
+    /// Every change of `work` so far (it only grows): progress, even when `work` comes back
+    /// to the same value.
+    changes: AtomicU64,
     waiters: Mutex<Vec<Waiter>>,
 }
 
@@ -56,6 +59,7 @@ impl Sim {
         Arc::new(Self {
             now_us: AtomicU64::new(0),
             work: AtomicI64::new(0),
+            changes: AtomicU64::new(0),
             waiters: Mutex::new(Vec::new()),
         })
     }
@@ -105,10 +109,13 @@ impl Sim {
     /// Waits (spinning, no sleep) until nothing is runnable or in flight.
     ///
     /// # Panics
-    /// If the pipeline does not settle within 20 s of wall time (a deadlock in a test).
+    /// If the pipeline makes no progress (the work count does not change) for 20 s of wall
+    /// time: a deadlock in a test. A slow machine only makes it take longer (a CI run under
+    /// load average 5 once took over 20 s to settle an echo scenario that was still working).
     pub(crate) fn settle(&self) {
-        let start = Instant::now();
+        let mut start = Instant::now();
         let mut spins = 0u32;
+        let mut last = None;
         loop {
             let runnable = {
                 let waiters = self.waiters.lock().unwrap_or_else(|e| e.into_inner());
@@ -121,6 +128,11 @@ impl Sim {
             };
             if runnable == 0 {
                 return;
+            }
+            let changes = self.changes.load(Ordering::Acquire);
+            if last != Some(changes) {
+                last = Some(changes);
+                start = Instant::now();
             }
             spins += 1;
             if spins.is_multiple_of(1024) && start.elapsed() > Duration::from_secs(20) {
@@ -152,6 +164,7 @@ impl Activity {
     fn add(&self, n: i64) {
         if let Some(sim) = &self.0 {
             sim.work.fetch_add(n, Ordering::AcqRel);
+            sim.changes.fetch_add(1, Ordering::AcqRel);
         }
     }
 

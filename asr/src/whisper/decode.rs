@@ -25,6 +25,9 @@ pub struct Rules {
 pub struct Decoded {
     /// Text tokens (EOT excluded).
     pub tokens: Vec<u32>,
+    /// Log-probability of each text token, then of the end-of-text token that closed the
+    /// decode (absent when it stopped at `max_tokens`): how sure the model was of each step.
+    pub token_logprobs: Vec<f32>,
     pub sum_logprob: f32,
     /// `sum_logprob / (tokens + 1)` as Whisper computes it.
     pub avg_logprob: f32,
@@ -74,24 +77,30 @@ pub fn greedy(
         out.sum_logprob += lp;
         if i < draft.len() && tok == draft[i] {
             out.tokens.push(tok);
+            out.token_logprobs.push(lp);
             out.draft_accepted += 1;
             continue;
         }
         // Divergence (or draft exhausted): rewind the cache to the accepted prefix.
         st.pos = prompt.len() + i;
-        next = Some(tok);
+        next = Some((tok, lp));
         break;
     }
-    while let Some(tok) = next.take() {
-        if tok == rules.eot || out.tokens.len() >= max_tokens {
+    while let Some((tok, tok_lp)) = next.take() {
+        if tok == rules.eot {
+            out.token_logprobs.push(tok_lp);
+            break;
+        }
+        if out.tokens.len() >= max_tokens {
             break;
         }
         out.tokens.push(tok);
+        out.token_logprobs.push(tok_lp);
         st.forward(w, pool, isa, &[tok], &[0])?;
         out.passes += 1;
         let (t, lp) = pick(&st.logits[..vocab], rules, false, &mut scratch);
         out.sum_logprob += lp;
-        next = Some(t);
+        next = Some((t, lp));
     }
     out.avg_logprob = out.sum_logprob / (out.tokens.len() + 1) as f32;
     Ok(out)

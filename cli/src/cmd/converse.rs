@@ -79,6 +79,11 @@ pub struct EndpointChoice {
     /// Semantic: the language model's P(whole turn) at which the words end the turn.
     #[arg(long, default_value_t = pocket_pipeline::SemanticEndpoint::default().threshold)]
     pub text_threshold: f32,
+    /// Semantic: the recognizer's probability of the last word under which the words do not
+    /// end the turn early (a word it may have invented to finish a fragment); 0 turns the
+    /// check off.
+    #[arg(long, default_value_t = pocket_pipeline::SemanticEndpoint::default().min_last_word_p)]
+    pub min_last_word_p: f32,
     /// Start the reply only once the turn has ended. By default it starts during the
     /// end-of-speech wait from the early transcript, held silent, and plays at the endpoint
     /// (thrown away unheard if the user goes on).
@@ -95,6 +100,7 @@ impl Default for EndpointChoice {
             turn_decide_ms: smart.decide_after.as_millis() as u64,
             turn_fallback_ms: None,
             text_threshold: pocket_pipeline::SemanticEndpoint::default().threshold,
+            min_last_word_p: pocket_pipeline::SemanticEndpoint::default().min_last_word_p,
             no_speculate: false,
         }
     }
@@ -120,6 +126,7 @@ impl EndpointChoice {
             },
             semantic: pocket_pipeline::SemanticEndpoint {
                 threshold: self.text_threshold,
+                min_last_word_p: self.min_last_word_p,
                 fallback: self
                     .turn_fallback_ms
                     .map_or(defaults.semantic.fallback, Duration::from_millis),

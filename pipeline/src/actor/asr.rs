@@ -38,7 +38,11 @@ impl Asr {
                         continue;
                     }
                     if let Some(text) = self.transcriber.early_final() {
-                        self.report.send(Report::EarlyFinal { text, pause: None });
+                        self.report.send(Report::EarlyFinal {
+                            text,
+                            pause: None,
+                            last_word_p: self.transcriber.early_final_last_word_p(),
+                        });
                     }
                     since_partial += frame_time;
                     let Some(interval) = self.partial_interval else {
@@ -81,6 +85,7 @@ impl Asr {
                         self.report.send(Report::EarlyFinal {
                             text,
                             pause: Some(pause),
+                            last_word_p: self.transcriber.early_final_last_word_p(),
                         });
                     }
                 }

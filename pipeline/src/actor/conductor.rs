@@ -165,6 +165,9 @@ struct Run {
     output_down: bool,
     /// The active reply is paused over the user's speech.
     hold: Option<Hold>,
+    /// The capture actor's pause whose words the model judges, and the recognizer's
+    /// probability of their last word (it goes back with the judgement).
+    judging: Option<(u64, f32)>,
 }
 
 impl Conductor {
@@ -177,6 +180,7 @@ impl Conductor {
             source: COMMAND_SOURCE,
             output_down: false,
             hold: None,
+            judging: None,
         };
         while let Some(mail) = inbox.recv() {
             match mail {
@@ -274,8 +278,15 @@ impl Conductor {
             // Not an event: the user may still go on. The model starts on the words meanwhile:
             // the whole reply, held silent (speculative), or just their prefill (not on a
             // backchannel over a paused reply, which will not become a turn).
-            Report::EarlyFinal { text, pause } => {
+            Report::EarlyFinal {
+                text,
+                pause,
+                last_word_p,
+            } => {
                 let pause = pause.filter(|_| self.judge_words);
+                if let Some(id) = pause {
+                    run.judging = Some((id, last_word_p));
+                }
                 if self.may_speculate(run) {
                     if run.active.as_ref().is_none_or(|a| a.user_text != text) {
                         self.speculative_turn(run, text, pause);
@@ -288,7 +299,15 @@ impl Conductor {
             }
             // Semantic endpointing: the capture actor decides the pause with it.
             Report::TurnJudged { pause, p } => {
-                self.ears.send(EarsCtl::TextVerdict { pause, p });
+                let last_word_p = run
+                    .judging
+                    .filter(|(id, _)| *id == pause)
+                    .map_or(1.0, |(_, lw)| lw);
+                self.ears.send(EarsCtl::TextVerdict {
+                    pause,
+                    p,
+                    last_word_p,
+                });
             }
             Report::Final { utt, text, at } => {
                 let times = match run.utts.iter().position(|(u, _)| *u == utt) {

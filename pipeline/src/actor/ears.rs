@@ -112,9 +112,13 @@ impl Ears {
                     st.det_buf.clear();
                     st.voiced = false;
                 }
-                Mail::Control(EarsCtl::TextVerdict { pause, p }) => {
+                Mail::Control(EarsCtl::TextVerdict {
+                    pause,
+                    p,
+                    last_word_p,
+                }) => {
                     if let Some(text) = &mut self.text {
-                        text.judged(pause, p, self.clock.now());
+                        text.judged(pause, p, last_word_p, self.clock.now());
                     }
                 }
                 Mail::Control(EarsCtl::Listen(on)) => {

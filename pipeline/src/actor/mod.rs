@@ -52,7 +52,12 @@ pub(crate) enum EarsCtl {
     InputLost,
     /// The language model's judgement of the words heard up to pause `pause` (semantic
     /// endpointing): the probability that they are the user's whole turn.
-    TextVerdict { pause: u64, p: f32 },
+    TextVerdict {
+        pause: u64,
+        p: f32,
+        /// The recognizer's probability of the last word judged.
+        last_word_p: f32,
+    },
 }
 
 /// Utterance audio for the recognizer.
@@ -142,6 +147,9 @@ pub(crate) enum Report {
         text: String,
         /// The capture actor's pause it was decoded at (`None`: the recognizer's own).
         pause: Option<u64>,
+        /// The recognizer's probability of the last word (see
+        /// `Transcriber::early_final_last_word_p`).
+        last_word_p: f32,
     },
     Final {
         utt: u64,

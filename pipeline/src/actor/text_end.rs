@@ -3,7 +3,9 @@
 //! judgement comes back through the conductor as `EarsCtl::TextVerdict`). This keeps the
 //! judgement of the current pause and turns it into "end the turn now" or "keep listening";
 //! it never waits for one: frames go on, and a judgement is taken at the first frame after
-//! it came. Judgements of an earlier pause (the user spoke again since) are dropped.
+//! it came. Judgements of an earlier pause (the user spoke again since) are dropped. Words
+//! whose last one the recognizer doubts (perhaps invented to finish a fragment) do not end
+//! the turn early, whatever the model says of them.
 
 use std::time::Duration;
 
@@ -21,6 +23,9 @@ pub(crate) struct TextEnd {
     /// The pause being judged and when it was asked about (`None`: the user is speaking).
     pause: Option<(u64, Duration)>,
     verdict: Option<TurnVerdict>,
+    /// The verdict says the words are the whole turn (the model judged them so, and the
+    /// recognizer was sure enough of the last word).
+    whole: bool,
 }
 
 impl TextEnd {
@@ -31,6 +36,7 @@ impl TextEnd {
             report,
             pause: None,
             verdict: None,
+            whole: false,
         }
     }
 
@@ -38,16 +44,19 @@ impl TextEnd {
     pub(crate) fn speech(&mut self) {
         self.pause = None;
         self.verdict = None;
+        self.whole = false;
     }
 
     /// The recognizer was asked for the words up to pause `pause` at `at`.
     pub(crate) fn asked(&mut self, pause: u64, at: Duration) {
         self.pause = Some((pause, at));
         self.verdict = None;
+        self.whole = false;
     }
 
-    /// The model's P(whole turn) for pause `pause`, arrived at `at`.
-    pub(crate) fn judged(&mut self, pause: u64, p: f32, at: Duration) {
+    /// The model's P(whole turn) for pause `pause`, arrived at `at`, and the recognizer's
+    /// probability of the last word it judged.
+    pub(crate) fn judged(&mut self, pause: u64, p: f32, last_word_p: f32, at: Duration) {
         let Some((current, asked)) = self.pause.filter(|(id, _)| *id == pause) else {
             return;
         };
@@ -56,7 +65,8 @@ impl TextEnd {
             p: Some(p),
             took: at.saturating_sub(asked),
         });
-        if p < self.cfg.threshold {
+        self.whole = p >= self.cfg.threshold && last_word_p >= self.cfg.min_last_word_p;
+        if !self.whole {
             // The words sound unfinished: tell the user we are still listening.
             self.report.send(Report::TurnPending { p_complete: p });
         }
@@ -64,9 +74,8 @@ impl TextEnd {
 
     /// A silent frame, `silence` into the pause.
     pub(crate) fn silence(&self, silence: Duration) -> Decision {
-        let p = self.verdict.and_then(|v| v.p);
-        let due = match p {
-            Some(p) if p >= self.cfg.threshold => self.cfg.decide_after,
+        let due = match self.verdict {
+            Some(_) if self.whole => self.cfg.decide_after,
             Some(_) => self.cfg.fallback,
             None => self.end_silence,
         };

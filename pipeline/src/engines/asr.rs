@@ -125,6 +125,10 @@ impl Transcriber for WhisperTranscriber {
         self.early_final()
     }
 
+    fn early_final_last_word_p(&self) -> f32 {
+        self.stream.early_final_last_word_p()
+    }
+
     fn speech_resumed(&mut self) {
         self.stream.speech_resumed();
     }

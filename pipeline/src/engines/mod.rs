@@ -49,6 +49,11 @@ pub trait Transcriber: Send {
     fn early_final_now(&mut self) -> Option<String> {
         self.early_final()
     }
+    /// The recognizer's probability (0..=1) of the last word of the latest early final: a
+    /// low one can be a word it invented to finish a fragment. 1.0 when it cannot tell.
+    fn early_final_last_word_p(&self) -> f32 {
+        1.0
+    }
     /// The user spoke again after the pause of [`early_final_now`](Transcriber::early_final_now).
     fn speech_resumed(&mut self) {}
     /// The final transcript of the utterance.

@@ -100,6 +100,7 @@ pub(super) fn mock_engines(finals: &[&str], replies: Vec<Vec<&'static str>>) -> 
             early_final_after: None,
             early_texts: Default::default(),
             pause_texts: std::collections::VecDeque::new(),
+            last_word_p: 1.0,
             early_given: false,
         }),
         chat: Box::new(MockChat {

@@ -28,6 +28,7 @@ fn converse_fast_writes_replies_and_a_complete_report() {
             early_final_after: None,
             early_texts: Default::default(),
             pause_texts: std::collections::VecDeque::new(),
+            last_word_p: 1.0,
             early_given: false,
         }),
         chat: Box::new(MockChat {

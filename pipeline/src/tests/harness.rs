@@ -123,6 +123,7 @@ impl Harness {
                 early_given: false,
                 early_texts: setup.early_finals.iter().map(|s| s.to_string()).collect(),
                 pause_texts: setup.pause_texts.iter().map(|s| s.to_string()).collect(),
+                last_word_p: 1.0,
             }),
             chat: setup.chat.unwrap_or_else(|| {
                 Box::new(MockChat {

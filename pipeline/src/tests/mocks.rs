@@ -29,9 +29,15 @@ pub(crate) struct MockTranscriber {
     /// early final is the coming final.
     pub(crate) early_texts: VecDeque<String>,
     /// What the recognizer decodes at each pause the capture actor reports, in order (when
-    /// empty: as `early_final`).
+    /// empty: as `early_final`). A trailing `~` marks a last word the recognizer doubts
+    /// (probability [`DOUBTED_WORD_P`]).
     pub(crate) pause_texts: VecDeque<String>,
+    /// The last word probability of the latest pause text.
+    pub(crate) last_word_p: f32,
 }
+
+/// The last word probability of a pause text marked with `~`.
+pub(crate) const DOUBTED_WORD_P: f32 = 0.1;
 
 impl Transcriber for MockTranscriber {
     fn begin(&mut self) {
@@ -64,12 +70,23 @@ impl Transcriber for MockTranscriber {
     }
 
     fn early_final_now(&mut self) -> Option<String> {
+        self.last_word_p = 1.0;
         match self.pause_texts.pop_front() {
             // Heard nothing (as the real recognizer says nothing new).
             Some(t) if t.is_empty() => None,
-            Some(t) => Some(t),
+            Some(t) => match t.strip_suffix('~') {
+                Some(doubted) => {
+                    self.last_word_p = DOUBTED_WORD_P;
+                    Some(doubted.to_string())
+                }
+                None => Some(t),
+            },
             None => self.early_final(),
         }
+    }
+
+    fn early_final_last_word_p(&self) -> f32 {
+        self.last_word_p
     }
 
     fn finish(&mut self) -> EngineResult<String> {

@@ -2,7 +2,8 @@
 //! far and the model judges them (the mock chat calls words ending in "of"/"the" unfinished).
 //! Whole words end the turn at the short decision silence; a sentence paused at "of" keeps
 //! the loop listening (one turn, not two) and the user hears "still listening"; words judged
-//! unfinished end the turn only at the fallback; without a judgement the fixed rule decides.
+//! unfinished end the turn only at the fallback, and so do words whose last one the
+//! recognizer doubts; without a judgement the fixed rule decides.
 
 use std::time::Duration;
 
@@ -20,6 +21,7 @@ fn semantic(finals: Vec<&'static str>, pause_texts: Vec<&'static str>) -> Harnes
     setup.config.endpoint.mode = EndpointMode::Semantic;
     setup.config.endpoint.semantic = SemanticEndpoint {
         threshold: 0.5,
+        min_last_word_p: 0.25,
         decide_after: Duration::from_millis(150),
         fallback: Duration::from_millis(1000),
     };
@@ -84,6 +86,33 @@ fn a_sentence_paused_at_of_is_one_turn() {
         Some("reply to \"what is the capital of france\": \"Paris.\" (Complete)"),
         "{calls:?}"
     );
+    h.finish();
+}
+
+#[test]
+fn a_doubted_last_word_does_not_end_the_turn() {
+    // At the pause the recognizer finishes the fragment with a word it is unsure of ("what
+    // time does the sun" -> "... sun sound"): the model calls it whole, the loop still waits.
+    let mut h = semantic(
+        vec!["what time does the sun set in winter"],
+        vec![
+            "what time does the sun sound~",
+            "what time does the sun set in winter",
+        ],
+    );
+    h.silence(100);
+    h.speak(&voice(700, 1));
+    h.silence(700);
+    h.speak(&voice(400, 2));
+    h.until(6000, has("audio finished"));
+    assert_eq!(count(&h, "speech stopped"), 1);
+    assert_eq!(count(&h, "still listening"), 1);
+    let calls = h.chat_calls();
+    assert!(
+        calls.contains(&"judge \"what time does the sun sound\": 0.9".to_string()),
+        "{calls:?}"
+    );
+    assert_eq!(h.time_of("speech stopped"), Some(2050));
     h.finish();
 }
 

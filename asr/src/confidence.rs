@@ -7,7 +7,7 @@ use crate::vocab::Vocab;
 
 /// Probability of the last word of `tokens` (the product over its tokens; punctuation after
 /// it is not part of the word): 1.0 when there are no words. `logprobs[i]` belongs to
-/// `tokens[i]` (extra entries, such as the end of text's, are ignored).
+/// `tokens[i]`.
 pub fn last_word_prob(vocab: &Vocab, tokens: &[u32], logprobs: &[f32]) -> f32 {
     let n = tokens.len().min(logprobs.len());
     let is_punct = |id: u32| {

@@ -129,6 +129,7 @@ impl Recognizer {
         let window = self.max_window_samples();
         let mut out = Transcript {
             audio_secs: clean.len() as f64 / SAMPLE_RATE as f64,
+            last_word_prob: 1.0,
             ..Default::default()
         };
         let mut start = 0;
@@ -152,13 +153,14 @@ impl Recognizer {
             if !r.0.text.is_empty() {
                 texts.push(r.0.text);
             }
+            if !r.0.tokens.is_empty() {
+                out.last_word_prob = r.0.last_word_prob;
+            }
             out.tokens.extend(r.0.tokens);
             out.token_logprobs.extend(r.0.token_logprobs);
             start = end;
         }
         out.text = texts.join(" ");
-        out.last_word_prob =
-            crate::confidence::last_word_prob(&self.model.vocab, &out.tokens, &out.token_logprobs);
         out.timings.total_ms = t0.elapsed().as_secs_f64() * 1e3;
         out.timings.repaired_samples = repaired;
         self.put_session(session);
@@ -208,8 +210,6 @@ impl Recognizer {
         } else {
             crate::confidence::last_word_prob(&self.model.vocab, &d.tokens, &d.token_logprobs)
         };
-        let mut token_logprobs = d.token_logprobs;
-        token_logprobs.truncate(if silence { 0 } else { d.tokens.len() });
         let t = Transcript {
             last_word_prob,
             text,
@@ -217,7 +217,11 @@ impl Recognizer {
             avg_logprob: d.avg_logprob,
             is_silence: silence,
             tokens: if silence { Vec::new() } else { d.tokens },
-            token_logprobs,
+            token_logprobs: if silence {
+                Vec::new()
+            } else {
+                d.token_logprobs
+            },
             audio_secs: secs,
             timings: Timings {
                 mel_ms: st.mel_ms,

@@ -25,8 +25,7 @@ pub struct Rules {
 pub struct Decoded {
     /// Text tokens (EOT excluded).
     pub tokens: Vec<u32>,
-    /// Log-probability of each text token, then of the end-of-text token that closed the
-    /// decode (absent when it stopped at `max_tokens`): how sure the model was of each step.
+    /// Log-probability of each text token: how sure the model was of each step.
     pub token_logprobs: Vec<f32>,
     pub sum_logprob: f32,
     /// `sum_logprob / (tokens + 1)` as Whisper computes it.
@@ -87,11 +86,7 @@ pub fn greedy(
         break;
     }
     while let Some((tok, tok_lp)) = next.take() {
-        if tok == rules.eot {
-            out.token_logprobs.push(tok_lp);
-            break;
-        }
-        if out.tokens.len() >= max_tokens {
+        if tok == rules.eot || out.tokens.len() >= max_tokens {
             break;
         }
         out.tokens.push(tok);

@@ -22,10 +22,9 @@ pub(crate) struct TextEnd {
     report: Tx<Report>,
     /// The pause being judged and when it was asked about (`None`: the user is speaking).
     pause: Option<(u64, Duration)>,
-    verdict: Option<TurnVerdict>,
-    /// The verdict says the words are the whole turn (the model judged them so, and the
-    /// recognizer was sure enough of the last word).
-    whole: bool,
+    /// The judgement of the pause, and whether it says the words are the whole turn (the
+    /// model judged them so, and the recognizer was sure enough of the last word).
+    verdict: Option<(TurnVerdict, bool)>,
 }
 
 impl TextEnd {
@@ -36,7 +35,6 @@ impl TextEnd {
             report,
             pause: None,
             verdict: None,
-            whole: false,
         }
     }
 
@@ -44,14 +42,12 @@ impl TextEnd {
     pub(crate) fn speech(&mut self) {
         self.pause = None;
         self.verdict = None;
-        self.whole = false;
     }
 
     /// The recognizer was asked for the words up to pause `pause` at `at`.
     pub(crate) fn asked(&mut self, pause: u64, at: Duration) {
         self.pause = Some((pause, at));
         self.verdict = None;
-        self.whole = false;
     }
 
     /// The model's P(whole turn) for pause `pause`, arrived at `at`, and the recognizer's
@@ -60,13 +56,14 @@ impl TextEnd {
         let Some((current, asked)) = self.pause.filter(|(id, _)| *id == pause) else {
             return;
         };
-        self.verdict = Some(TurnVerdict {
+        let whole = p >= self.cfg.threshold && last_word_p >= self.cfg.min_last_word_p;
+        let verdict = TurnVerdict {
             id: current,
             p: Some(p),
             took: at.saturating_sub(asked),
-        });
-        self.whole = p >= self.cfg.threshold && last_word_p >= self.cfg.min_last_word_p;
-        if !self.whole {
+        };
+        self.verdict = Some((verdict, whole));
+        if !whole {
             // The words sound unfinished: tell the user we are still listening.
             self.report.send(Report::TurnPending { p_complete: p });
         }
@@ -75,12 +72,12 @@ impl TextEnd {
     /// A silent frame, `silence` into the pause.
     pub(crate) fn silence(&self, silence: Duration) -> Decision {
         let due = match self.verdict {
-            Some(_) if self.whole => self.cfg.decide_after,
-            Some(_) => self.cfg.fallback,
+            Some((_, true)) => self.cfg.decide_after,
+            Some((_, false)) => self.cfg.fallback,
             None => self.end_silence,
         };
         if silence >= due {
-            Decision::End(self.verdict)
+            Decision::End(self.verdict.map(|(v, _)| v))
         } else {
             Decision::Wait
         }

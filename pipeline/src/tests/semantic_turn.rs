@@ -28,6 +28,15 @@ fn semantic(finals: Vec<&'static str>, pause_texts: Vec<&'static str>) -> Harnes
     Harness::new(setup)
 }
 
+/// Speech 100..800 ms, a 700 ms pause, speech 1500..1900 ms; runs until the reply played.
+fn speak_paused_sentence(h: &mut Harness) {
+    h.silence(100);
+    h.speak(&voice(700, 1));
+    h.silence(700);
+    h.speak(&voice(400, 2));
+    h.until(6000, has("audio finished"));
+}
+
 fn count(h: &Harness, prefix: &str) -> usize {
     h.short().iter().filter(|e| e.starts_with(prefix)).count()
 }
@@ -69,11 +78,7 @@ fn a_sentence_paused_at_of_is_one_turn() {
         vec!["what is the capital of france"],
         vec!["what is the capital of", "what is the capital of france"],
     );
-    h.silence(100);
-    h.speak(&voice(700, 1));
-    h.silence(700);
-    h.speak(&voice(400, 2));
-    h.until(6000, has("audio finished"));
+    speak_paused_sentence(&mut h);
     assert_eq!(count(&h, "speech stopped"), 1);
     assert_eq!(count(&h, "final"), 1);
     assert_eq!(count(&h, "still listening"), 1);
@@ -100,11 +105,7 @@ fn a_doubted_last_word_does_not_end_the_turn() {
             "what time does the sun set in winter",
         ],
     );
-    h.silence(100);
-    h.speak(&voice(700, 1));
-    h.silence(700);
-    h.speak(&voice(400, 2));
-    h.until(6000, has("audio finished"));
+    speak_paused_sentence(&mut h);
     assert_eq!(count(&h, "speech stopped"), 1);
     assert_eq!(count(&h, "still listening"), 1);
     let calls = h.chat_calls();

@@ -54,6 +54,10 @@ def main():
     so = ort.SessionOptions()
     so.intra_op_num_threads = 1
     so.inter_op_num_threads = 1
+    # As pocket-turn runs it: the QDQ pairs stay float arithmetic instead of ONNX Runtime's
+    # fused int8 kernels, whose results depend on the CPU (jfk_whole: 0.26 on an AMD AVX2
+    # machine without VNNI, 0.63 on the machine this reference was first made on, 0.73 float).
+    so.add_session_config_entry("session.disable_quant_qdq", "1")
     sess = ort.InferenceSession(str(base / "data/smart-turn-v3.2-cpu.onnx"), sess_options=so)
     print("pub(crate) const CASES: [Case; %d] = [" % len(CASES))
     for name, file, start, end, pause in CASES:

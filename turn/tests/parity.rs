@@ -20,14 +20,14 @@ struct Case {
     p_complete: f32,
 }
 
-// Printed by `bench/turn_reference.py` (pipecat-ai 1.14.0, onnxruntime 1.32.0).
+// Printed by `bench/turn_reference.py` (pipecat-ai 1.14.0, onnxruntime 1.32.0, QDQ not fused).
 #[rustfmt::skip]
 const CASES: [Case; 5] = [
-    Case { name: "jfk_whole", file: "jfk/jfk.wav", start_s: 0.0, end_s: 11.0, pause_s: 0.2, feature_mean: 0.568818, feature_std: 0.458656, p_complete: 0.634465 },
-    Case { name: "jfk_mid_sentence", file: "jfk/jfk.wav", start_s: 0.0, end_s: 5.6, pause_s: 0.2, feature_mean: 0.342451, feature_std: 0.482855, p_complete: 0.347466 },
-    Case { name: "jfk_first_clause", file: "jfk/jfk.wav", start_s: 0.0, end_s: 3.0, pause_s: 0.2, feature_mean: 0.185407, feature_std: 0.429797, p_complete: 0.974987 },
+    Case { name: "jfk_whole", file: "jfk/jfk.wav", start_s: 0.0, end_s: 11.0, pause_s: 0.2, feature_mean: 0.568818, feature_std: 0.458656, p_complete: 0.728036 },
+    Case { name: "jfk_mid_sentence", file: "jfk/jfk.wav", start_s: 0.0, end_s: 5.6, pause_s: 0.2, feature_mean: 0.342451, feature_std: 0.482855, p_complete: 0.321180 },
+    Case { name: "jfk_first_clause", file: "jfk/jfk.wav", start_s: 0.0, end_s: 3.0, pause_s: 0.2, feature_mean: 0.185407, feature_std: 0.429797, p_complete: 0.967305 },
     Case { name: "cards_001", file: "cards/001.wav", start_s: 0.0, end_s: 99.0, pause_s: 0.2, feature_mean: 0.109638, feature_std: 0.327327, p_complete: 0.989737 },
-    Case { name: "librivox_0880", file: "librivox/sense_and_sensibility_01_austen_64kb-0880.wav", start_s: 0.0, end_s: 99.0, pause_s: 0.2, feature_mean: 0.154611, feature_std: 0.530874, p_complete: 0.207648 },
+    Case { name: "librivox_0880", file: "librivox/sense_and_sensibility_01_austen_64kb-0880.wav", start_s: 0.0, end_s: 99.0, pause_s: 0.2, feature_mean: 0.154611, feature_std: 0.530874, p_complete: 0.135732 },
 ];
 
 /// The asset files the cases need, or what is missing.
@@ -127,9 +127,9 @@ fn features_and_probabilities_match_the_reference() -> anyhow::Result<()> {
         );
     }
     // The network is int8-quantized (QDQ): feature differences of 1e-5 (our f32 spectrum
-    // against the reference's f64 one) can round an activation to its neighbouring step.
-    // Python onnxruntime given our features returns exactly our probabilities: jfk_whole 0.6525
-    // (0.6345 on its own), librivox_0880 0.1065 (0.2076); the other three agree to 6 digits.
-    assert!(worst < 0.12, "largest P(complete) difference {worst}");
+    // against the reference's f64 one) can round an activation to its neighbouring step:
+    // jfk_whole 0.7202 (reference 0.7280), librivox_0880 0.1889 (0.1357); the other three agree
+    // to 6 digits. Fused int8 kernels, which `SmartTurn` avoids, moved jfk_whole to 0.18.
+    assert!(worst < 0.1, "largest P(complete) difference {worst}");
     Ok(())
 }

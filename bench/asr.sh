@@ -4,12 +4,13 @@
 # (Q8_0 and f16 weights) for the same whole-clip call, and our streaming end-of-utterance to
 # final-text time (with and without decoding during the end-silence wait); then WER and RTF.
 #
-# Usage: bench/asr.sh [tiny.en|base] [THREADS] [REPEAT]
+# Usage: [BEAM=N] bench/asr.sh [tiny.en|base] [THREADS] [REPEAT]   (BEAM: both sides' beam
+# size for the whole-clip decodes and our finals; default 1, greedy)
 # Needs faster-whisper in /work/peers/venv-fw (python3 -m venv ...; pip install faster-whisper)
 # or FW_PYTHON pointing at a Python that has it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-MODEL=${1:-tiny.en}; THREADS=${2:-2}; REPEAT=${3:-3}
+MODEL=${1:-tiny.en}; THREADS=${2:-2}; REPEAT=${3:-3}; export BEAM=${BEAM:-1}
 case "$MODEL" in tiny.en) ID=whisper-tiny.en ;; base) ID=whisper-base ;; *) echo "model: tiny.en|base" >&2; exit 2 ;; esac
 FW_PYTHON=${FW_PYTHON:-/work/peers/venv-fw/bin/python}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
@@ -24,7 +25,7 @@ while read -r line; do
 done < "$LIB/transcription"
 CLIPS+=("$JFK/jfk.wav=And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country.")
 OUT=$(mktemp)
-"$FW_PYTHON" bench/asr_faster_whisper.py "$DIR" "${CLIPS[@]}" --threads "$THREADS" --repeat "$REPEAT" >>"$OUT"
+"$FW_PYTHON" bench/asr_faster_whisper.py "$DIR" "${CLIPS[@]}" --threads "$THREADS" --repeat "$REPEAT" --beam "$BEAM" >>"$OUT"
 "$CARGO_TARGET_DIR/release/examples/asr_bench" "$DIR" "$THREADS" "$REPEAT" "${CLIPS[@]}" >>"$OUT"
 python3 - "$OUT" "$MODEL" "$THREADS" <<'PY'
 import sys, collections

@@ -1,4 +1,4 @@
-"""faster-whisper side of bench/asr.sh: greedy decoding of each clip, WER and latency.
+"""faster-whisper side of bench/asr.sh: greedy (or --beam N) decoding of each clip, WER and latency.
 
 For every clip it prints one tab-separated line
     fw-<compute_type>  <clip id>  <audio seconds>  <latency ms>  <text>
@@ -7,7 +7,7 @@ in-memory array (features, 30 s encoder window, greedy decoding), median of --re
 The same normalisation as asr/tests/common/mod.rs is used for WER.
 
 Run: /work/peers/venv-fw/bin/python bench/asr_faster_whisper.py MODEL_DIR CLIP.wav[=REFERENCE] ...
-     [--compute int8,float32] [--threads 2] [--repeat 3]
+     [--compute int8,float32] [--threads 2] [--repeat 3] [--beam 1]
 """
 import argparse
 import re
@@ -53,6 +53,7 @@ def main():
     ap.add_argument("--compute", default="int8,float32")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--beam", type=int, default=1)
     args = ap.parse_args()
     clips = []
     for c in args.clips:
@@ -60,7 +61,7 @@ def main():
         clips.append((re.sub(r".*/|\.wav$", "", path), read_wav(path), ref))
     for ct in args.compute.split(","):
         m = WhisperModel(args.model, device="cpu", compute_type=ct, cpu_threads=args.threads)
-        opts = dict(beam_size=1, temperature=0.0, without_timestamps=True,
+        opts = dict(beam_size=args.beam, temperature=0.0, without_timestamps=True,
                     condition_on_previous_text=False, vad_filter=False, language="en")
         list(m.transcribe(clips[0][1], **opts)[0])  # warm-up
         errs = words = 0

@@ -5,7 +5,9 @@
 //!   100 ms chunks with 1 s of silence after it; the worst utterance of the clip,
 //! - `stream-final-nospec`: the same without decoding during the end-silence wait,
 //!
-//! then WER lines. Usage: `asr_bench MODEL_DIR THREADS REPEAT CLIP.wav[=REFERENCE] ...`
+//! then WER lines. Usage: `asr_bench MODEL_DIR THREADS REPEAT CLIP.wav[=REFERENCE] ...`;
+//! `BEAM=N` beam-searches finals over N hypotheses (default 1: greedy, as faster-whisper's side
+//! of `bench/asr.sh` unless it is given the same `BEAM`).
 #[path = "../tests/common/mod.rs"]
 mod common;
 
@@ -20,6 +22,7 @@ fn main() -> anyhow::Result<()> {
     let dir = std::path::PathBuf::from(&args[1]);
     let threads: usize = args[2].parse()?;
     let repeat: usize = args[3].parse()?;
+    let beam_size: usize = std::env::var("BEAM").map_or(Ok(1), |b| b.parse())?;
     let mut clips = Vec::new();
     for a in &args[4..] {
         let (path, reference) = a.split_once('=').unwrap_or((a, ""));
@@ -41,6 +44,7 @@ fn main() -> anyhow::Result<()> {
             RecognizerConfig {
                 threads,
                 weight_format: fmt,
+                beam_size,
                 ..Default::default()
             },
         )?;
@@ -84,6 +88,7 @@ fn main() -> anyhow::Result<()> {
             RecognizerConfig {
                 threads,
                 speculative_final: spec,
+                beam_size,
                 ..Default::default()
             },
         )?;

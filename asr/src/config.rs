@@ -43,6 +43,10 @@ pub struct RecognizerConfig {
     /// Decode the final result during the end-silence wait (re-done if speech resumes), so
     /// `finish` after the endpoint returns at once.
     pub speculative_final: bool,
+    /// Hypotheses of the beam search that decodes final results (1: greedy, as partials
+    /// always are). Beam search hears more questions word for word, at a few decoder passes'
+    /// cost (docs/PERFORMANCE.md).
+    pub beam_size: usize,
 }
 
 impl Default for RecognizerConfig {
@@ -63,6 +67,7 @@ impl Default for RecognizerConfig {
             vad_model: None,
             partial_interval_ms: 500,
             speculative_final: true,
+            beam_size: 5,
         }
     }
 }
@@ -78,6 +83,12 @@ impl RecognizerConfig {
         }
         if self.max_tokens_per_second.is_nan() || self.max_tokens_per_second <= 0.0 {
             return bad("max_tokens_per_second must be positive");
+        }
+        if !(1..=crate::whisper::beam::MAX_BEAM).contains(&self.beam_size) {
+            return Err(AsrError::BadConfig(format!(
+                "beam_size must be 1..={}",
+                crate::whisper::beam::MAX_BEAM
+            )));
         }
         if self.partial_interval_ms < 100 {
             return bad("partial_interval_ms must be at least 100");

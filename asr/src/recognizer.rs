@@ -137,7 +137,8 @@ impl Recognizer {
         let mut first = true;
         while start < clean.len() {
             let end = crate::audio::cut_point(&clean, start, window);
-            let r = self.decode_window(&mut session, &clean[start..end], &[])?;
+            let r =
+                self.decode_window(&mut session, &clean[start..end], &[], self.cfg.beam_size)?;
             out.timings.add(r.1);
             out.timings.decoder_passes += r.0.timings.decoder_passes;
             if first || r.0.no_speech_prob > out.no_speech_prob {
@@ -174,12 +175,14 @@ impl Recognizer {
             .max(SAMPLE_RATE)
     }
 
-    /// Decodes one window (at most 30 s of clean samples), applying the no-speech rule.
+    /// Decodes one window (at most 30 s of clean samples), applying the no-speech rule: greedy
+    /// (verifying `draft`) when `beam` is 1, else by beam search.
     pub(crate) fn decode_window(
         &self,
         session: &mut Session,
         samples: &[f32],
         draft: &[u32],
+        beam: usize,
     ) -> Result<(Transcript, StageTimes), AsrError> {
         let pad = Padding {
             min_samples: self.cfg.min_input_samples(),
@@ -195,6 +198,7 @@ impl Recognizer {
             self.sot_index,
             draft,
             max_tokens,
+            beam,
         )?;
         let silence = (d.no_speech_prob > self.cfg.no_speech_threshold
             && d.avg_logprob < self.cfg.logprob_threshold)

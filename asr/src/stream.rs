@@ -344,26 +344,29 @@ impl AsrStream {
         }
     }
 
-    fn decode_current(&mut self, use_draft: bool) -> Result<Transcript, AsrError> {
-        self.decode_prefix(self.utterance_audio_len(), use_draft)
+    fn decode_current(&mut self, is_final: bool) -> Result<Transcript, AsrError> {
+        self.decode_prefix(self.utterance_audio_len(), is_final)
     }
 
-    fn decode_prefix(&mut self, n: usize, use_draft: bool) -> Result<Transcript, AsrError> {
+    /// Decodes the first `n` samples: as a final (`is_final`: beam search when configured,
+    /// else greedy verifying the last partial as a draft) or as a greedy partial.
+    fn decode_prefix(&mut self, n: usize, is_final: bool) -> Result<Transcript, AsrError> {
         let n = n.min(self.rec.max_window_samples());
         let mut session = self
             .session
             .take()
             .unwrap_or_else(|| self.rec.take_session());
-        let draft = if use_draft {
+        let beam = if is_final { self.rec.cfg.beam_size } else { 1 };
+        let draft = if is_final && beam == 1 {
             std::mem::take(&mut self.partial_tokens)
         } else {
             Vec::new()
         };
         let r = self
             .rec
-            .decode_window(&mut session, &self.audio[..n], &draft);
+            .decode_window(&mut session, &self.audio[..n], &draft, beam);
         self.session = Some(session);
-        if use_draft {
+        if !draft.is_empty() {
             self.partial_tokens = draft;
         }
         r.map(|(t, _)| t)

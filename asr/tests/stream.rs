@@ -69,6 +69,25 @@ fn jfk_streamed_gives_endpoints_partials_and_final_text() {
         common::errors(common::JFK_TEXT, &text) <= 2,
         "final: {text}"
     );
+    assert!(
+        run.finals.iter().all(|t| t.timings.draft_accepted == 0),
+        "beam search took a draft"
+    );
+    // A greedy final verifies the last partial as a draft instead.
+    let greedy = Recognizer::load(
+        &common::model_dir("whisper-tiny.en"),
+        pocket_asr::RecognizerConfig {
+            beam_size: 1,
+            ..Default::default()
+        },
+    )
+    .expect("load tiny.en");
+    let run = stream_all(&greedy, &audio, 16_000, 1);
+    let text = run.text();
+    assert!(
+        common::errors(common::JFK_TEXT, &text) <= 2,
+        "greedy final: {text}"
+    );
     let kept: usize = run.finals.iter().map(|t| t.timings.draft_accepted).sum();
     assert!(kept > 0, "the last partial was never reused as a draft");
 }

@@ -1,7 +1,8 @@
-//! Greedy decoding with Whisper's logit rules: text tokens only (special and timestamp tokens
-//! suppressed, plus the model's `suppress_ids`; blank/EOT suppressed at the first step),
-//! no-speech probability from the `<|nospeech|>` token at the start-of-transcript position,
-//! and an optional draft (the last partial result) verified in one batched pass.
+//! Greedy and beam-search decoding with Whisper's logit rules: text tokens only (special and
+//! timestamp tokens suppressed, plus the model's `suppress_ids`; blank/EOT suppressed at the
+//! first step), no-speech probability from the `<|nospeech|>` token at the start-of-transcript
+//! position, and for greedy an optional draft (the last partial result) verified in one
+//! batched pass.
 
 use super::decoder::{DecoderState, MAX_BATCH};
 use super::weights::Weights;
@@ -102,37 +103,41 @@ pub fn greedy(
 }
 
 /// Softmax probability of one id over raw logits.
-fn prob_of(logits: &[f32], id: usize) -> f32 {
+pub(super) fn prob_of(logits: &[f32], id: usize) -> f32 {
     let max = logits.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
     let sum: f32 = logits.iter().map(|&v| (v - max).exp()).sum();
     logits.get(id).map_or(0.0, |&v| (v - max).exp() / sum)
 }
 
-/// Applies the suppression rules and returns the argmax and its log-probability.
-fn pick(logits: &[f32], rules: &Rules, first: bool, scratch: &mut [f32]) -> (u32, f32) {
-    scratch.copy_from_slice(logits);
-    for (v, &s) in scratch.iter_mut().zip(&rules.suppress) {
+/// Copies `logits` into `out` with the suppression rules applied (`-inf` at every id that may
+/// not come next) and returns the largest value left.
+pub(super) fn mask(logits: &[f32], rules: &Rules, first: bool, out: &mut [f32]) -> f32 {
+    out.copy_from_slice(logits);
+    for (v, &s) in out.iter_mut().zip(&rules.suppress) {
         if s || !v.is_finite() {
             *v = f32::NEG_INFINITY;
         }
     }
     if first {
         for &id in &rules.suppress_begin {
-            if let Some(v) = scratch.get_mut(id as usize) {
+            if let Some(v) = out.get_mut(id as usize) {
                 *v = f32::NEG_INFINITY;
             }
         }
     }
-    let (best, max) =
-        scratch
-            .iter()
-            .enumerate()
-            .fold((rules.eot as usize, f32::NEG_INFINITY), |a, (i, &v)| {
-                if v > a.1 { (i, v) } else { a }
-            });
+    out.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b))
+}
+
+/// Applies the suppression rules and returns the argmax and its log-probability.
+fn pick(logits: &[f32], rules: &Rules, first: bool, scratch: &mut [f32]) -> (u32, f32) {
+    let max = mask(logits, rules, first, scratch);
     if !max.is_finite() {
         return (rules.eot, 0.0);
     }
+    let best = scratch
+        .iter()
+        .position(|&v| v == max)
+        .unwrap_or(rules.eot as usize);
     let sum: f32 = scratch.iter().map(|&v| (v - max).exp()).sum();
     (best as u32, -sum.ln())
 }

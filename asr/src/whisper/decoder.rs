@@ -12,6 +12,17 @@ use pocket_kernels::ThreadPool;
 /// Most tokens one `forward` call takes (prompt + draft).
 pub const MAX_BATCH: usize = 128;
 
+/// Row numbers `0..MAX_BATCH`, for asking every row's logits without allocating.
+const ALL_ROWS: [usize; MAX_BATCH] = {
+    let mut rows = [0; MAX_BATCH];
+    let mut i = 0;
+    while i < MAX_BATCH {
+        rows[i] = i;
+        i += 1;
+    }
+    rows
+};
+
 /// Decoder run state: caches and activations.
 #[derive(Debug)]
 pub struct DecoderState {
@@ -27,6 +38,11 @@ pub struct DecoderState {
     kv_tmp: Vec<f32>,
     /// Cached positions (tokens already run).
     pub pos: usize,
+    /// Beam search's caches, per layer `[slot][beam_len][d]` (grown on first use).
+    beam_k: Vec<Vec<f32>>,
+    beam_v: Vec<Vec<f32>>,
+    /// Positions per beam slot (the stride of `beam_k`/`beam_v`).
+    beam_len: usize,
     x: Vec<f32>,
     ln: Vec<f32>,
     qkv: Vec<f32>,
@@ -68,6 +84,9 @@ impl DecoderState {
             cross_len: 0,
             kv_tmp: vec![0.0; dm.audio_ctx * 2 * d],
             pos: 0,
+            beam_k: vec![Vec::new(); layers],
+            beam_v: vec![Vec::new(); layers],
+            beam_len: 0,
             x: vec![0.0; b * d],
             ln: vec![0.0; b * d],
             qkv: vec![0.0; b * 3 * d],
@@ -140,16 +159,90 @@ impl DecoderState {
         tokens: &[u32],
         logit_rows: &[usize],
     ) -> Result<(), AsrError> {
-        let dm = w.dims;
-        let (d, b) = (self.d, tokens.len());
         assert!(
-            (1..=MAX_BATCH).contains(&b) && self.pos + b <= dm.text_ctx,
+            (1..=MAX_BATCH).contains(&tokens.len()) && self.pos + tokens.len() <= w.dims.text_ctx,
             "decoder batch out of range"
         );
+        let at = At::Sequence { start: self.pos };
+        self.run(w, pool, isa, tokens, at, logit_rows)?;
+        self.pos += tokens.len();
+        Ok(())
+    }
+
+    /// Prepares `slots` beam caches of `len` positions each and copies the sequence cache
+    /// (the prompt run by [`forward`](Self::forward)) into slot 0.
+    pub fn beam_start(&mut self, slots: usize, len: usize) {
+        let len = len.max(self.pos + 1);
+        self.beam_len = len;
+        let d = self.d;
+        for (bk, k) in self.beam_k.iter_mut().zip(&self.self_k) {
+            bk.resize(slots * len * d, 0.0);
+            bk[..self.pos * d].copy_from_slice(&k[..self.pos * d]);
+        }
+        for (bv, v) in self.beam_v.iter_mut().zip(&self.self_v) {
+            bv.resize(slots * len * d, 0.0);
+            bv[..self.pos * d].copy_from_slice(&v[..self.pos * d]);
+        }
+    }
+
+    /// Copies the first `n` cached positions of beam slot `from` into slot `to`.
+    pub fn beam_copy(&mut self, from: usize, to: usize, n: usize) {
+        if from == to {
+            return;
+        }
+        let (d, len) = (self.d, self.beam_len);
+        for c in self.beam_k.iter_mut().chain(self.beam_v.iter_mut()) {
+            c.copy_within(from * len * d..(from * len + n) * d, to * len * d);
+        }
+    }
+
+    /// Runs one token per beam: `tokens[i]` at position `pos` of slot `slots[i]`, whose cache
+    /// holds positions `0..pos`; writes every row's logits into `self.logits`.
+    pub fn forward_beams(
+        &mut self,
+        w: &Weights,
+        pool: &ThreadPool,
+        isa: Isa,
+        tokens: &[u32],
+        slots: &[usize],
+        pos: usize,
+    ) -> Result<(), AsrError> {
+        let slots_held = self
+            .beam_k
+            .first()
+            .map_or(0, |k| k.len() / (self.beam_len * self.d).max(1));
+        assert!(
+            (1..=MAX_BATCH).contains(&tokens.len())
+                && slots.len() == tokens.len()
+                && pos < self.beam_len.min(w.dims.text_ctx)
+                && slots.iter().all(|&s| s < slots_held),
+            "beam batch out of range"
+        );
+        let at = At::Beams {
+            slots,
+            pos,
+            stride: self.beam_len,
+        };
+        self.run(w, pool, isa, tokens, at, &ALL_ROWS[..tokens.len()])
+    }
+
+    /// The layers over one batch whose rows sit where `at` says; logits of `logit_rows`.
+    fn run(
+        &mut self,
+        w: &Weights,
+        pool: &ThreadPool,
+        isa: Isa,
+        tokens: &[u32],
+        at: At<'_>,
+        logit_rows: &[usize],
+    ) -> Result<(), AsrError> {
+        let dm = w.dims;
+        let (d, b) = (self.d, tokens.len());
         for (i, &tok) in tokens.iter().enumerate() {
             let x = &mut self.x[i * d..(i + 1) * d];
             embed_row(isa, &w.embed, tok as usize, x);
-            let p = &w.dec_pos[(self.pos + i) * d..(self.pos + i + 1) * d];
+            let pos = at.row(i).1;
+            let p = &w.dec_pos[pos * d..(pos + 1) * d];
             for (a, b) in x.iter_mut().zip(p) {
                 *a += b;
             }
@@ -164,20 +257,27 @@ impl DecoderState {
                 &mut self.ln,
             );
             lin(pool, isa, &l.self_qkv, &self.ln, b, &mut self.qkv)?;
+            let (ks, vs) = match at {
+                At::Sequence { .. } => (&mut self.self_k[li], &mut self.self_v[li]),
+                At::Beams { .. } => (&mut self.beam_k[li], &mut self.beam_v[li]),
+            };
             for i in 0..b {
                 let row = &self.qkv[i * 3 * d..(i + 1) * 3 * d];
-                let at = (self.pos + i) * d;
-                self.self_k[li][at..at + d].copy_from_slice(&row[d..2 * d]);
-                self.self_v[li][at..at + d].copy_from_slice(&row[2 * d..3 * d]);
+                let (base, pos) = at.row(i);
+                let w_at = (base + pos) * d;
+                ks[w_at..w_at + d].copy_from_slice(&row[d..2 * d]);
+                vs[w_at..w_at + d].copy_from_slice(&row[2 * d..3 * d]);
                 self.q[i * d..(i + 1) * d].copy_from_slice(&row[..d]);
             }
             for i in 0..b {
-                let n = self.pos + i + 1;
+                let (base, pos) = at.row(i);
+                let n = pos + 1;
+                let cache = base * d..(base + n) * d;
                 attend_heads(
                     isa,
                     &self.q[i * d..(i + 1) * d],
-                    &self.self_k[li][..n * d],
-                    &self.self_v[li][..n * d],
+                    &ks[cache.clone()],
+                    &vs[cache],
                     n,
                     d,
                     self.heads,
@@ -258,7 +358,6 @@ impl DecoderState {
             lin(pool, isa, &l.fc2, &self.ffn, b, &mut self.tmp)?;
             add(&mut self.x[..b * d], &self.tmp[..b * d]);
         }
-        self.pos += b;
         let nr = logit_rows.len();
         for (j, &r) in logit_rows.iter().enumerate() {
             layer_norm(
@@ -281,6 +380,29 @@ impl DecoderState {
             None,
             &mut self.logits,
         )
+    }
+}
+
+/// Where the rows of one decoder batch sit.
+#[derive(Clone, Copy)]
+enum At<'a> {
+    /// One sequence: row `i` at position `start + i` of the sequence cache.
+    Sequence { start: usize },
+    /// One row per beam: row `i` at position `pos` of beam slot `slots[i]`.
+    Beams {
+        slots: &'a [usize],
+        pos: usize,
+        stride: usize,
+    },
+}
+
+impl At<'_> {
+    /// Row `i`'s cache start (in positions) and its position.
+    fn row(&self, i: usize) -> (usize, usize) {
+        match *self {
+            At::Sequence { start } => (0, start + i),
+            At::Beams { slots, pos, stride } => (slots[i] * stride, pos),
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 //! The Whisper model: weights, vocabulary and token rules loaded from a CTranslate2 folder,
 //! and a [`Session`] (preallocated buffers) that turns 16 kHz samples into tokens.
 
+pub mod beam;
 pub mod decode;
 pub mod decoder;
 pub mod encoder;
@@ -180,8 +181,9 @@ impl Session {
         }
     }
 
-    /// Runs mel, encoder and greedy decoder on `samples` (16 kHz, at most 30 s). Fails only
-    /// when a compute job failed ([`AsrError::Kernel`]).
+    /// Runs mel, encoder and decoder on `samples` (16 kHz, at most 30 s): greedy (verifying
+    /// `draft`) when `beam` is 1, else beam search over `beam` hypotheses. Fails only when a
+    /// compute job failed ([`AsrError::Kernel`]).
     #[allow(clippy::too_many_arguments)]
     pub fn run(
         &mut self,
@@ -192,6 +194,7 @@ impl Session {
         sot_index: usize,
         draft: &[u32],
         max_tokens: usize,
+        beam: usize,
     ) -> Result<(Decoded, StageTimes), AsrError> {
         let t0 = Instant::now();
         let max = m.weights.dims.audio_ctx * 2 * HOP;
@@ -220,17 +223,31 @@ impl Session {
         self.dec
             .set_audio(&m.weights, &m.pool, m.isa, &self.enc.x, t, cross)?;
         let t2 = Instant::now();
-        let out = decode::greedy(
-            &m.weights,
-            &m.pool,
-            m.isa,
-            &mut self.dec,
-            &m.rules,
-            prompt,
-            sot_index,
-            draft,
-            max_tokens,
-        )?;
+        let out = if beam > 1 {
+            beam::beam(
+                &m.weights,
+                &m.pool,
+                m.isa,
+                &mut self.dec,
+                &m.rules,
+                prompt,
+                sot_index,
+                max_tokens,
+                beam,
+            )?
+        } else {
+            decode::greedy(
+                &m.weights,
+                &m.pool,
+                m.isa,
+                &mut self.dec,
+                &m.rules,
+                prompt,
+                sot_index,
+                draft,
+                max_tokens,
+            )?
+        };
         let t3 = Instant::now();
         let ms = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e3;
         Ok((

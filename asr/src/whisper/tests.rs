@@ -105,7 +105,7 @@ fn model_bin(vocab: usize, audio_ctx: usize, text_ctx: usize) -> Vec<u8> {
     b
 }
 
-fn write_model(dir: &Path, audio_ctx: usize, text_ctx: usize) {
+pub(in crate::whisper) fn write_model(dir: &Path, audio_ctx: usize, text_ctx: usize) {
     let vocab = VOCAB.lines().count();
     std::fs::write(dir.join("vocabulary.txt"), VOCAB).expect("vocabulary");
     std::fs::write(dir.join("model.bin"), model_bin(vocab, audio_ctx, text_ctx)).expect("model");

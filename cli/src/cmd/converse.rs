@@ -158,6 +158,9 @@ pub struct ChatChoice {
     /// Replace the repetition penalty (1 = none; for tuning).
     #[arg(long)]
     pub repeat_penalty: Option<f32>,
+    /// Hypotheses of the recognizer's beam search for final transcripts (1 = greedy).
+    #[arg(long, default_value_t = pocket_asr::RecognizerConfig::default().beam_size)]
+    pub asr_beam: usize,
 }
 
 impl ChatChoice {
@@ -167,6 +170,7 @@ impl ChatChoice {
             threads,
             realtime,
             model: self.model.clone(),
+            asr_beam: self.asr_beam,
             ..EngineOptions::default()
         };
         if let Some(h) = self.history {

@@ -46,6 +46,9 @@ pub struct TranscribeArgs {
     /// Decode the whole file at once instead of cutting it into utterances with the VAD.
     #[arg(long)]
     pub whole: bool,
+    /// Hypotheses of the beam search for final transcripts (1 = greedy).
+    #[arg(long, default_value_t = RecognizerConfig::default().beam_size)]
+    pub beam: usize,
 }
 
 #[derive(serde::Serialize)]
@@ -74,6 +77,7 @@ pub fn run(a: TranscribeArgs) -> Result<()> {
     let cfg = RecognizerConfig {
         vad_model,
         threads: a.threads,
+        beam_size: a.beam,
         language: a.language.clone(),
         weight_format: match a.weights {
             WeightChoice::Q8 => WeightFormat::Q8_0,

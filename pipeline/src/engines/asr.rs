@@ -55,7 +55,10 @@ impl WhisperTranscriber {
     /// Loads the model in `dir` (a CTranslate2 Whisper folder) with the earshot VAD; see
     /// [`WhisperTranscriber::recognizer`].
     pub fn load(dir: &Path, threads: usize, realtime: bool) -> EngineResult<Self> {
-        Ok(Self::new(&Self::recognizer(dir, threads, realtime, None)?))
+        let beam = pocket_asr::RecognizerConfig::default().beam_size;
+        Ok(Self::new(&Self::recognizer(
+            dir, threads, realtime, None, beam,
+        )?))
     }
 
     /// Loads a recognizer configured for the pipeline: its streams never end an utterance
@@ -65,15 +68,18 @@ impl WhisperTranscriber {
     /// streams decode partial transcripts while the user speaks and the final one during the
     /// end-of-speech silence; without it (faster-than-real-time input) they only decode the
     /// final, once, after the endpoint: earlier decodes would find the audio already moved on.
+    /// Finals are beam-searched over `beam_size` hypotheses (1: greedy).
     pub fn recognizer(
         dir: &Path,
         threads: usize,
         realtime: bool,
         vad_model: Option<PathBuf>,
+        beam_size: usize,
     ) -> EngineResult<Arc<pocket_asr::Recognizer>> {
         let mut cfg = pocket_asr::RecognizerConfig {
             threads: threads.max(1),
             vad_model,
+            beam_size,
             ..Default::default()
         };
         if !realtime {

@@ -6,12 +6,9 @@
 //! token wins. Each hypothesis has its own self-attention cache (a beam slot), and all of them
 //! step together in one batched decoder pass.
 
-use super::decode::{Decoded, Rules, mask, prob_of};
+use super::decode::{Decoded, Model, mask, prob_of};
 use super::decoder::{DecoderState, MAX_BATCH};
-use super::weights::Weights;
 use crate::error::AsrError;
-use crate::gemm::Isa;
-use pocket_kernels::ThreadPool;
 
 /// Widest beam accepted (two slot sets of this many must fit one decoder batch).
 pub const MAX_BEAM: usize = MAX_BATCH / 2;
@@ -43,18 +40,20 @@ impl Hyp {
 
 /// Beam-searches `beam` hypotheses after `prompt` (whose `sot_index` row gives the no-speech
 /// probability); `beam` is clamped to `1..=MAX_BEAM`.
-#[allow(clippy::too_many_arguments)]
 pub fn beam(
-    w: &Weights,
-    pool: &ThreadPool,
-    isa: Isa,
+    m: &Model<'_>,
     st: &mut DecoderState,
-    rules: &Rules,
     prompt: &[u32],
     sot_index: usize,
     max_tokens: usize,
     beam: usize,
 ) -> Result<Decoded, AsrError> {
+    let Model {
+        w,
+        pool,
+        isa,
+        rules,
+    } = *m;
     let vocab = w.dims.vocab;
     let k = beam.clamp(1, MAX_BEAM);
     let room = w.dims.text_ctx.saturating_sub(prompt.len() + 1);

@@ -25,10 +25,7 @@ fn beam_of_one(m: &Whisper, s: &mut Session, samples: &[f32], max: usize) -> Dec
     decode(m, s, samples, 1, max); // leaves the audio's cross-attention in place
     let (prompt, sot) = m.prompt(None).expect("prompt");
     s.dec.pos = 0;
-    beam(
-        &m.weights, &m.pool, m.isa, &mut s.dec, &m.rules, &prompt, sot, max, 1,
-    )
-    .expect("beam")
+    beam(&m.decode_model(), &mut s.dec, &prompt, sot, max, 1).expect("beam")
 }
 
 /// Each token's log-probability when `d.tokens` runs through the decoder after the prompt in

@@ -21,6 +21,15 @@ pub struct Rules {
     pub no_speech: u32,
 }
 
+/// What a decode reads: the weights, the compute pool and the token rules.
+#[derive(Clone, Copy)]
+pub struct Model<'a> {
+    pub w: &'a Weights,
+    pub pool: &'a ThreadPool,
+    pub isa: Isa,
+    pub rules: &'a Rules,
+}
+
 /// Result of decoding one window.
 #[derive(Clone, Debug, Default)]
 pub struct Decoded {
@@ -39,18 +48,20 @@ pub struct Decoded {
 }
 
 /// Greedy-decodes after `prompt` (whose `sot_index` row gives the no-speech probability).
-#[allow(clippy::too_many_arguments)]
 pub fn greedy(
-    w: &Weights,
-    pool: &ThreadPool,
-    isa: Isa,
+    m: &Model<'_>,
     st: &mut DecoderState,
-    rules: &Rules,
     prompt: &[u32],
     sot_index: usize,
     draft: &[u32],
     max_tokens: usize,
 ) -> Result<Decoded, AsrError> {
+    let Model {
+        w,
+        pool,
+        isa,
+        rules,
+    } = *m;
     let vocab = w.dims.vocab;
     let room = w.dims.text_ctx.saturating_sub(prompt.len() + 1);
     let max_tokens = max_tokens.min(room);

@@ -129,6 +129,16 @@ impl Whisper {
         })
     }
 
+    /// What a decode reads of this model.
+    pub fn decode_model(&self) -> decode::Model<'_> {
+        decode::Model {
+            w: &self.weights,
+            pool: &self.pool,
+            isa: self.isa,
+            rules: &self.rules,
+        }
+    }
+
     /// Decoder prompt for a language (`None`: English-only model, or English) and the index of
     /// the start-of-transcript token in it.
     pub fn prompt(&self, language: Option<&str>) -> Result<(Vec<u32>, usize), AsrError> {
@@ -223,30 +233,11 @@ impl Session {
         self.dec
             .set_audio(&m.weights, &m.pool, m.isa, &self.enc.x, t, cross)?;
         let t2 = Instant::now();
+        let model = m.decode_model();
         let out = if beam > 1 {
-            beam::beam(
-                &m.weights,
-                &m.pool,
-                m.isa,
-                &mut self.dec,
-                &m.rules,
-                prompt,
-                sot_index,
-                max_tokens,
-                beam,
-            )?
+            beam::beam(&model, &mut self.dec, prompt, sot_index, max_tokens, beam)?
         } else {
-            decode::greedy(
-                &m.weights,
-                &m.pool,
-                m.isa,
-                &mut self.dec,
-                &m.rules,
-                prompt,
-                sot_index,
-                draft,
-                max_tokens,
-            )?
+            decode::greedy(&model, &mut self.dec, prompt, sot_index, draft, max_tokens)?
         };
         let t3 = Instant::now();
         let ms = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e3;

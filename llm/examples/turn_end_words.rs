@@ -28,6 +28,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             thinking: false,
             max_reply_tokens: 64,
             history: HistoryPolicy::AllThatFit,
+            avoid_copy_ngram: 0,
         },
     )?;
     let never = AtomicBool::new(false);

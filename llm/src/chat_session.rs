@@ -39,6 +39,9 @@ pub struct SessionConfig {
     pub max_reply_tokens: usize,
     /// Which earlier turns the model sees.
     pub history: HistoryPolicy,
+    /// A reply never repeats an n-gram of this many tokens from the reply before it (0: off;
+    /// see [`Sampler::avoid_ngrams_of`](crate::Sampler::avoid_ngrams_of)).
+    pub avoid_copy_ngram: usize,
 }
 
 impl Default for SessionConfig {
@@ -51,6 +54,7 @@ impl Default for SessionConfig {
             thinking: false,
             max_reply_tokens: 512,
             history: HistoryPolicy::AllThatFit,
+            avoid_copy_ngram: 0,
         }
     }
 }
@@ -250,6 +254,9 @@ impl ChatSession {
         for &t in &self.tokens[prompt_len - window..] {
             self.sampler.accept(t);
         }
+        // `generated` still holds the previous reply's tokens.
+        self.sampler
+            .avoid_ngrams_of(&self.generated, self.cfg.avoid_copy_ngram);
         self.stream
             .reset(self.cfg.thinking && self.template.supports_thinking());
         let room = self.session.capacity().saturating_sub(self.session.len());

@@ -1,6 +1,7 @@
 //! Token sampling: greedy, or repetition penalty -> top-k -> top-p -> min-p -> temperature
-//! -> a seeded random draw (llama.cpp's default chain order). Buffers are allocated once
-//! per sampler, so sampling a token allocates nothing.
+//! -> a seeded random draw (llama.cpp's default chain order), optionally never repeating an
+//! n-gram of a reference text (the previous reply). Buffers are allocated once per sampler
+//! (and per reference), so sampling a token allocates nothing.
 
 use crate::LlmError;
 
@@ -138,6 +139,13 @@ pub struct Sampler {
     /// `stamp[t] == generation` marks `t` as penalized for the current call.
     stamp: Vec<u32>,
     generation: u32,
+    /// The text whose `avoid_n`-grams may not be repeated (0: no such rule).
+    avoid: Vec<u32>,
+    avoid_n: usize,
+    /// The last `avoid_n - 1` tokens accepted since [`avoid_ngrams_of`](Self::avoid_ngrams_of).
+    tail: Vec<u32>,
+    /// Tokens the n-gram rule bans at this step.
+    banned: Vec<u32>,
 }
 
 impl Sampler {
@@ -163,7 +171,41 @@ impl Sampler {
                 Vec::new()
             },
             generation: 0,
+            avoid: Vec::new(),
+            avoid_n: 0,
+            tail: Vec::new(),
+            banned: Vec::new(),
         })
+    }
+
+    /// From now until [`reset`](Self::reset), never picks a token that would repeat an
+    /// `n`-gram of `reference` (n >= 2) in the tokens accepted after this call: a small model
+    /// in a conversation otherwise copies its previous reply ("The answer for this question
+    /// would depend on ..." to every question). `n` 0 or 1 turns the rule off.
+    pub fn avoid_ngrams_of(&mut self, reference: &[u32], n: usize) {
+        self.avoid.clear();
+        self.tail.clear();
+        self.avoid_n = if n >= 2 && reference.len() >= n { n } else { 0 };
+        if self.avoid_n > 0 {
+            self.avoid.extend_from_slice(reference);
+            self.banned.reserve(reference.len());
+            self.tail.reserve(n);
+        }
+    }
+
+    /// Fills `banned` with the tokens that would complete a reference n-gram now.
+    fn ban_copies(&mut self) -> bool {
+        self.banned.clear();
+        let n = self.avoid_n;
+        if n == 0 || self.tail.len() < n - 1 {
+            return false;
+        }
+        for w in self.avoid.windows(n) {
+            if w[..n - 1] == self.tail[..] {
+                self.banned.push(w[n - 1]);
+            }
+        }
+        !self.banned.is_empty()
     }
 
     /// The settings.
@@ -173,6 +215,12 @@ impl Sampler {
 
     /// Records a token of the context (prompt or generated) for the repetition penalty.
     pub fn accept(&mut self, token: u32) {
+        if self.avoid_n > 0 {
+            if self.tail.len() == self.avoid_n - 1 {
+                self.tail.remove(0);
+            }
+            self.tail.push(token);
+        }
         let n = self.cfg.repeat_last_n;
         if n == 0 {
             return;
@@ -189,6 +237,7 @@ impl Sampler {
     pub fn reset(&mut self) {
         self.recent.clear();
         self.recent_head = 0;
+        self.avoid_ngrams_of(&[], 0);
         self.rng = Rng::new(self.cfg.seed);
     }
 
@@ -211,9 +260,15 @@ impl Sampler {
             });
         }
         let penalize = self.mark_recent();
+        let ban = self.ban_copies();
+        let banned = &self.banned;
         let penalty = self.cfg.repeat_penalty;
         let value = |stamp: &[u32], generation: u32, i: usize, l: f32| -> f32 {
-            let l = if l.is_nan() { f32::NEG_INFINITY } else { l };
+            let l = if l.is_nan() || (ban && banned.contains(&(i as u32))) {
+                f32::NEG_INFINITY
+            } else {
+                l
+            };
             if penalize && stamp[i] == generation {
                 penalized(l, penalty)
             } else {
@@ -351,6 +406,32 @@ mod tests {
             2
         );
         assert!(s.sample(&[0.0; 4]).is_err(), "wrong logit count");
+    }
+
+    #[test]
+    fn no_ngram_of_the_reference_is_repeated() {
+        for cfg in [SamplerConfig::greedy(), sampling(0.5)] {
+            let mut s = Sampler::new(cfg, 5).expect("config");
+            // Token 3 is by far the likeliest everywhere.
+            let logits = [0.0, 0.0, 0.0, 9.0, 1.0];
+            s.accept(3); // a prompt token: before the rule, not part of the reply
+            s.avoid_ngrams_of(&[0, 3, 1, 3, 4], 2);
+            assert_eq!(s.sample(&logits).expect("ok"), 3, "nothing to continue yet");
+            s.accept(3);
+            // After 3, the reference went on with 1 and 4: 3 is still allowed.
+            assert_eq!(s.sample(&logits).expect("ok"), 3);
+            s.accept(0);
+            // After 0 came 3: banned, so the next likeliest, 4.
+            assert_eq!(s.sample(&logits).expect("ok"), 4);
+            s.reset();
+            s.accept(0);
+            assert_eq!(s.sample(&logits).expect("ok"), 3, "reset ends the rule");
+        }
+        // A reference shorter than n, or n < 2, bans nothing.
+        let mut s = Sampler::new(SamplerConfig::greedy(), 5).expect("config");
+        s.avoid_ngrams_of(&[0], 2);
+        s.accept(0);
+        assert_eq!(s.sample(&[0.0, 0.0, 0.0, 9.0, 1.0]).expect("ok"), 3);
     }
 
     #[test]

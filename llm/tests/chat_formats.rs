@@ -68,6 +68,7 @@ fn config(history: HistoryPolicy) -> SessionConfig {
         thinking: false,
         max_reply_tokens: 6,
         history,
+        avoid_copy_ngram: 0,
     }
 }
 

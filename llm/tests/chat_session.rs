@@ -32,6 +32,7 @@ fn config(ctx: usize) -> SessionConfig {
         thinking: false,
         max_reply_tokens: 8,
         history: HistoryPolicy::AllThatFit,
+        avoid_copy_ngram: 0,
     }
 }
 

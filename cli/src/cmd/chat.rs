@@ -67,6 +67,7 @@ pub fn run(a: ChatArgs) -> Result<()> {
         thinking: a.think,
         max_reply_tokens: a.max_tokens,
         history: a.history,
+        avoid_copy_ngram: 0,
     };
     let mut chat = ChatSession::new(model, cfg)?;
     let cancel = AtomicBool::new(false);

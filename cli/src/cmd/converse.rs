@@ -158,6 +158,9 @@ pub struct ChatChoice {
     /// Replace the repetition penalty (1 = none; for tuning).
     #[arg(long)]
     pub repeat_penalty: Option<f32>,
+    /// A reply never repeats a run of this many tokens from the reply before it (0 = off).
+    #[arg(long)]
+    pub avoid_copy_ngram: Option<usize>,
     /// Hypotheses of the recognizer's beam search for final transcripts (1 = greedy).
     #[arg(long, default_value_t = pocket_asr::RecognizerConfig::default().beam_size)]
     pub asr_beam: usize,
@@ -181,6 +184,9 @@ impl ChatChoice {
         }
         if let Some(r) = self.repeat_penalty {
             opts.chat.sampler.repeat_penalty = r;
+        }
+        if let Some(n) = self.avoid_copy_ngram {
+            opts.chat.avoid_copy_ngram = n;
         }
         opts
     }

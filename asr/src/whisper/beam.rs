@@ -6,7 +6,7 @@
 //! token wins. Each hypothesis has its own self-attention cache (a beam slot), and all of them
 //! step together in one batched decoder pass.
 
-use super::decode::{Decoded, Model, mask, prob_of};
+use super::decode::{Decoded, Model, mask};
 use super::decoder::{DecoderState, MAX_BATCH};
 use crate::error::AsrError;
 
@@ -56,14 +56,9 @@ pub fn beam(
     } = *m;
     let vocab = w.dims.vocab;
     let k = beam.clamp(1, MAX_BEAM);
-    let room = w.dims.text_ctx.saturating_sub(prompt.len() + 1);
-    let max_tokens = max_tokens.min(room);
+    let max_tokens = m.token_room(prompt, max_tokens);
     st.forward(w, pool, isa, prompt, &[sot_index, prompt.len() - 1])?;
-    let mut out = Decoded {
-        passes: 1,
-        no_speech_prob: prob_of(&st.logits[..vocab], rules.no_speech as usize),
-        ..Default::default()
-    };
+    let mut out = m.started(&st.logits);
     if max_tokens == 0 {
         return Ok(out);
     }

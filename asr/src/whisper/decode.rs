@@ -30,6 +30,23 @@ pub struct Model<'a> {
     pub rules: &'a Rules,
 }
 
+impl Model<'_> {
+    /// `max_tokens` capped by the text context left after `prompt` (and its end-of-text).
+    pub(super) fn token_room(&self, prompt: &[u32], max_tokens: usize) -> usize {
+        max_tokens.min(self.w.dims.text_ctx.saturating_sub(prompt.len() + 1))
+    }
+
+    /// The result of a decode whose first pass left the start-of-transcript row's logits in
+    /// `logits` (its no-speech probability; one pass run).
+    pub(super) fn started(&self, logits: &[f32]) -> Decoded {
+        Decoded {
+            passes: 1,
+            no_speech_prob: prob_of(&logits[..self.w.dims.vocab], self.rules.no_speech as usize),
+            ..Default::default()
+        }
+    }
+}
+
 /// Result of decoding one window.
 #[derive(Clone, Debug, Default)]
 pub struct Decoded {
@@ -63,8 +80,7 @@ pub fn greedy(
         rules,
     } = *m;
     let vocab = w.dims.vocab;
-    let room = w.dims.text_ctx.saturating_sub(prompt.len() + 1);
-    let max_tokens = max_tokens.min(room);
+    let max_tokens = m.token_room(prompt, max_tokens);
     // First pass: prompt + as much of the draft as fits, logits from the SOT row and from the
     // last prompt row onwards.
     let draft = &draft[..draft.len().min(max_tokens).min(MAX_BATCH - prompt.len())];
@@ -74,11 +90,7 @@ pub fn greedy(
     let mut rows = vec![sot_index];
     rows.extend(prompt.len() - 1..batch.len());
     st.forward(w, pool, isa, &batch, &rows)?;
-    let mut out = Decoded {
-        passes: 1,
-        no_speech_prob: prob_of(&st.logits[..vocab], rules.no_speech as usize),
-        ..Default::default()
-    };
+    let mut out = m.started(&st.logits);
     let mut scratch = vec![0f32; vocab];
     // Walk the verified rows: row i predicts the token after prompt + draft[..i].
     let mut next = None;

@@ -41,3 +41,4 @@ pub use recognizer::{Recognizer, Timings, Transcript};
 pub use resample::Resampler;
 pub use stream::{AsrStream, UtteranceSpan};
 pub use vad::Vad;
+pub use whisper::decode::Search;

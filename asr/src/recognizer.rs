@@ -9,6 +9,7 @@ use crate::config::RecognizerConfig;
 use crate::error::AsrError;
 use crate::mel::SAMPLE_RATE;
 use crate::stream::AsrStream;
+use crate::whisper::decode::Search;
 use crate::whisper::{Padding, Session, StageTimes, Whisper};
 
 /// Result of recognizing one utterance (or one clip).
@@ -52,6 +53,8 @@ pub struct Timings {
     /// The final result was decoded during the end-silence wait (streams only): `total_ms`
     /// is then the time `finish` took, the stage times are those of the earlier decode.
     pub speculative: bool,
+    /// Beam search decoded the text (greedy was not sure enough, or the beam always runs).
+    pub beam_searched: bool,
 }
 
 impl Timings {
@@ -138,9 +141,10 @@ impl Recognizer {
         while start < clean.len() {
             let end = crate::audio::cut_point(&clean, start, window);
             let r =
-                self.decode_window(&mut session, &clean[start..end], &[], self.cfg.beam_size)?;
+                self.decode_window(&mut session, &clean[start..end], &[], self.final_search())?;
             out.timings.add(r.1);
             out.timings.decoder_passes += r.0.timings.decoder_passes;
+            out.timings.beam_searched |= r.0.timings.beam_searched;
             if first || r.0.no_speech_prob > out.no_speech_prob {
                 out.no_speech_prob = r.0.no_speech_prob;
             }
@@ -175,14 +179,20 @@ impl Recognizer {
             .max(SAMPLE_RATE)
     }
 
+    /// How final results are searched for: `beam_size` hypotheses, when greedy decoding is
+    /// less sure than `beam_below_p`.
+    pub(crate) fn final_search(&self) -> Search {
+        self.cfg.final_search()
+    }
+
     /// Decodes one window (at most 30 s of clean samples), applying the no-speech rule: greedy
-    /// (verifying `draft`) when `beam` is 1, else by beam search.
+    /// (verifying `draft`), then beam search when `search` asks for it.
     pub(crate) fn decode_window(
         &self,
         session: &mut Session,
         samples: &[f32],
         draft: &[u32],
-        beam: usize,
+        search: Search,
     ) -> Result<(Transcript, StageTimes), AsrError> {
         let pad = Padding {
             min_samples: self.cfg.min_input_samples(),
@@ -198,7 +208,7 @@ impl Recognizer {
             self.sot_index,
             draft,
             max_tokens,
-            beam,
+            search,
         )?;
         let silence = (d.no_speech_prob > self.cfg.no_speech_threshold
             && d.avg_logprob < self.cfg.logprob_threshold)
@@ -236,6 +246,7 @@ impl Recognizer {
                 draft_accepted: d.draft_accepted,
                 repaired_samples: 0,
                 speculative: false,
+                beam_searched: d.beam_searched,
             },
         };
         Ok((t, st))

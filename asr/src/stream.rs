@@ -18,6 +18,7 @@ use crate::recognizer::{Recognizer, Transcript};
 use crate::resample::Resampler;
 use crate::vad::Vad;
 use crate::whisper::Session;
+use crate::whisper::decode::Search;
 
 /// Speech boundaries of the current utterance, in samples since the stream (or the last
 /// `reset`) started.
@@ -348,23 +349,28 @@ impl AsrStream {
         self.decode_prefix(self.utterance_audio_len(), is_final)
     }
 
-    /// Decodes the first `n` samples: as a final (`is_final`: beam search when configured,
-    /// else greedy verifying the last partial as a draft) or as a greedy partial.
+    /// Decodes the first `n` samples: as a final (`is_final`: greedy verifying the last
+    /// partial as a draft, then beam search when configured and greedy was not sure) or as a
+    /// greedy partial.
     fn decode_prefix(&mut self, n: usize, is_final: bool) -> Result<Transcript, AsrError> {
         let n = n.min(self.rec.max_window_samples());
         let mut session = self
             .session
             .take()
             .unwrap_or_else(|| self.rec.take_session());
-        let beam = if is_final { self.rec.cfg.beam_size } else { 1 };
-        let draft = if is_final && beam == 1 {
+        let search = if is_final {
+            self.rec.final_search()
+        } else {
+            Search::GREEDY
+        };
+        let draft = if is_final {
             std::mem::take(&mut self.partial_tokens)
         } else {
             Vec::new()
         };
         let r = self
             .rec
-            .decode_window(&mut session, &self.audio[..n], &draft, beam);
+            .decode_window(&mut session, &self.audio[..n], &draft, search);
         self.session = Some(session);
         if !draft.is_empty() {
             self.partial_tokens = draft;

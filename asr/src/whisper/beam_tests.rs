@@ -2,7 +2,7 @@
 //! log-probability a wider beam reports is the one the decoder gives that token when the whole
 //! chosen text is run through it in one pass (so the per-slot caches hold the right history).
 
-use super::super::decode::{Decoded, mask};
+use super::super::decode::{Decoded, Search, mask};
 use super::super::{Padding, Session, Whisper};
 use super::beam;
 use crate::gemm::WeightFormat;
@@ -15,7 +15,12 @@ const PAD: Padding = Padding {
 /// Decodes `samples` greedily (`beam` 1) or by beam search.
 fn decode(m: &Whisper, s: &mut Session, samples: &[f32], beam: usize, max: usize) -> Decoded {
     let (prompt, sot) = m.prompt(None).expect("prompt");
-    s.run(m, samples, PAD, &prompt, sot, &[], max, beam)
+    let search = if beam == 1 {
+        Search::GREEDY
+    } else {
+        Search::always_beam(beam)
+    };
+    s.run(m, samples, PAD, &prompt, sot, &[], max, search)
         .expect("decode")
         .0
 }
@@ -132,4 +137,45 @@ fn on_tiny_en_wide_beams_score_truly_and_hear_jfk() {
             "beam {k}: no end-of-text step counted"
         );
     }
+}
+
+#[test]
+fn the_confidence_gate_keeps_sure_greedy_results_and_searches_the_rest() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    super::super::tests::write_model(dir.path(), 4, 24);
+    let m = Whisper::load(dir.path(), WeightFormat::F32, 1).expect("tiny model");
+    let mut s = Session::new(&m);
+    let audio: Vec<f32> = (0..16_000).map(|i| (i as f32 * 0.05).sin() * 0.1).collect();
+    let (prompt, sot) = m.prompt(None).expect("prompt");
+    let mut run = |search: Search| {
+        s.run(&m, &audio, PAD, &prompt, sot, &[], 12, search)
+            .expect("decode")
+            .0
+    };
+    let greedy = run(Search::GREEDY);
+    let searched = run(Search::always_beam(3));
+    assert!(!greedy.beam_searched && searched.beam_searched);
+    let min_p = greedy.min_token_prob();
+    assert!(min_p < 1.0, "a random model is never sure of every token");
+    // Sure enough: greedy's result stands, and nothing more runs.
+    let kept = run(Search {
+        beam: 3,
+        greedy_min_p: min_p * 0.99,
+    });
+    assert!(!kept.beam_searched);
+    assert_eq!(kept.tokens, greedy.tokens);
+    assert_eq!(kept.passes, greedy.passes);
+    // Less sure than asked: the beam's result, its passes on top of greedy's.
+    let gated = run(Search {
+        beam: 3,
+        greedy_min_p: min_p * 1.01,
+    });
+    assert!(gated.beam_searched);
+    assert_eq!(gated.tokens, searched.tokens);
+    assert_close(
+        &gated.token_logprobs,
+        &searched.token_logprobs,
+        "gated vs always beam",
+    );
+    assert_eq!(gated.passes, searched.passes + greedy.passes);
 }

@@ -47,6 +47,33 @@ impl Model<'_> {
     }
 }
 
+/// How a window's text is searched for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Search {
+    /// Hypotheses of the beam search (1: greedy only).
+    pub beam: usize,
+    /// With `beam` > 1, greedy decoding runs first and its text is kept when every token had
+    /// at least this probability; only a less sure result is searched again with the beam.
+    /// 1.0 or more: always beam search; 0.0: never.
+    pub greedy_min_p: f32,
+}
+
+impl Search {
+    /// Greedy decoding only.
+    pub const GREEDY: Search = Search {
+        beam: 1,
+        greedy_min_p: 0.0,
+    };
+
+    /// Beam search over `beam` hypotheses for every window.
+    pub fn always_beam(beam: usize) -> Search {
+        Search {
+            beam,
+            greedy_min_p: 1.0,
+        }
+    }
+}
+
 /// Result of decoding one window.
 #[derive(Clone, Debug, Default)]
 pub struct Decoded {
@@ -62,6 +89,18 @@ pub struct Decoded {
     pub draft_accepted: usize,
     /// Decoder passes run (1 for the prompt + one per sequential step).
     pub passes: usize,
+    /// Whether beam search produced the text.
+    pub beam_searched: bool,
+}
+
+impl Decoded {
+    /// Probability of the least likely text token (1.0 without tokens).
+    pub fn min_token_prob(&self) -> f32 {
+        self.token_logprobs
+            .iter()
+            .fold(0f32, |a, &b| a.min(b))
+            .exp()
+    }
 }
 
 /// Greedy-decodes after `prompt` (whose `sot_index` row gives the no-speech probability).

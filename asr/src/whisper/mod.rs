@@ -19,7 +19,7 @@ use crate::error::AsrError;
 use crate::gemm::{self, Isa, WeightFormat};
 use crate::mel::{HOP, MelExtractor};
 use crate::vocab::Vocab;
-use decode::{Decoded, Rules};
+use decode::{Decoded, Rules, Search};
 use pocket_kernels::ThreadPool;
 use weights::Weights;
 
@@ -192,7 +192,7 @@ impl Session {
     }
 
     /// Runs mel, encoder and decoder on `samples` (16 kHz, at most 30 s): greedy (verifying
-    /// `draft`) when `beam` is 1, else beam search over `beam` hypotheses. Fails only when a
+    /// `draft`), then beam search when `search` asks for it (see [`Search`]). Fails only when a
     /// compute job failed ([`AsrError::Kernel`]).
     #[allow(clippy::too_many_arguments)]
     pub fn run(
@@ -204,7 +204,7 @@ impl Session {
         sot_index: usize,
         draft: &[u32],
         max_tokens: usize,
-        beam: usize,
+        search: Search,
     ) -> Result<(Decoded, StageTimes), AsrError> {
         let t0 = Instant::now();
         let max = m.weights.dims.audio_ctx * 2 * HOP;
@@ -234,10 +234,24 @@ impl Session {
             .set_audio(&m.weights, &m.pool, m.isa, &self.enc.x, t, cross)?;
         let t2 = Instant::now();
         let model = m.decode_model();
-        let out = if beam > 1 {
-            beam::beam(&model, &mut self.dec, prompt, sot_index, max_tokens, beam)?
+        let beam = |dec: &mut decoder::DecoderState| {
+            dec.pos = 0;
+            let mut d = beam::beam(&model, dec, prompt, sot_index, max_tokens, search.beam)?;
+            d.beam_searched = true;
+            Ok::<_, AsrError>(d)
+        };
+        let out = if search.beam > 1 && search.greedy_min_p >= 1.0 {
+            beam(&mut self.dec)?
         } else {
-            decode::greedy(&model, &mut self.dec, prompt, sot_index, draft, max_tokens)?
+            let g = decode::greedy(&model, &mut self.dec, prompt, sot_index, draft, max_tokens)?;
+            if search.beam > 1 && g.min_token_prob() < search.greedy_min_p {
+                // Not sure enough: search again with the beam (the audio stays encoded).
+                let mut b = beam(&mut self.dec)?;
+                b.passes += g.passes;
+                b
+            } else {
+                g
+            }
         };
         let t3 = Instant::now();
         let ms = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e3;

@@ -164,6 +164,10 @@ pub struct ChatChoice {
     /// Hypotheses of the recognizer's beam search for final transcripts (1 = greedy).
     #[arg(long, default_value_t = pocket_asr::RecognizerConfig::default().beam_size)]
     pub asr_beam: usize,
+    /// Beam-search a final transcript only when greedy decoding heard a token with less than
+    /// this probability (1 = always, 0 = never).
+    #[arg(long, default_value_t = pocket_asr::RecognizerConfig::default().beam_below_p)]
+    pub asr_beam_below: f32,
 }
 
 impl ChatChoice {
@@ -173,7 +177,10 @@ impl ChatChoice {
             threads,
             realtime,
             model: self.model.clone(),
-            asr_beam: self.asr_beam,
+            asr_search: pocket_asr::Search {
+                beam: self.asr_beam,
+                greedy_min_p: self.asr_beam_below,
+            },
             ..EngineOptions::default()
         };
         if let Some(h) = self.history {

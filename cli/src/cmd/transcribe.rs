@@ -49,6 +49,10 @@ pub struct TranscribeArgs {
     /// Hypotheses of the beam search for final transcripts (1 = greedy).
     #[arg(long, default_value_t = RecognizerConfig::default().beam_size)]
     pub beam: usize,
+    /// Beam-search a final only when greedy decoding heard a token with less than this
+    /// probability (1 = always, 0 = never).
+    #[arg(long, default_value_t = RecognizerConfig::default().beam_below_p)]
+    pub beam_below: f32,
 }
 
 #[derive(serde::Serialize)]
@@ -78,6 +82,7 @@ pub fn run(a: TranscribeArgs) -> Result<()> {
         vad_model,
         threads: a.threads,
         beam_size: a.beam,
+        beam_below_p: a.beam_below,
         language: a.language.clone(),
         weight_format: match a.weights {
             WeightChoice::Q8 => WeightFormat::Q8_0,

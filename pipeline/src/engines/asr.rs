@@ -55,9 +55,9 @@ impl WhisperTranscriber {
     /// Loads the model in `dir` (a CTranslate2 Whisper folder) with the earshot VAD; see
     /// [`WhisperTranscriber::recognizer`].
     pub fn load(dir: &Path, threads: usize, realtime: bool) -> EngineResult<Self> {
-        let beam = pocket_asr::RecognizerConfig::default().beam_size;
+        let search = pocket_asr::RecognizerConfig::default().final_search();
         Ok(Self::new(&Self::recognizer(
-            dir, threads, realtime, None, beam,
+            dir, threads, realtime, None, search,
         )?))
     }
 
@@ -68,20 +68,20 @@ impl WhisperTranscriber {
     /// streams decode partial transcripts while the user speaks and the final one during the
     /// end-of-speech silence; without it (faster-than-real-time input) they only decode the
     /// final, once, after the endpoint: earlier decodes would find the audio already moved on.
-    /// Finals are beam-searched over `beam_size` hypotheses (1: greedy).
+    /// Finals are searched for as `search` says (greedy, then a beam when greedy is unsure).
     pub fn recognizer(
         dir: &Path,
         threads: usize,
         realtime: bool,
         vad_model: Option<PathBuf>,
-        beam_size: usize,
+        search: pocket_asr::Search,
     ) -> EngineResult<Arc<pocket_asr::Recognizer>> {
         let mut cfg = pocket_asr::RecognizerConfig {
             threads: threads.max(1),
             vad_model,
-            beam_size,
             ..Default::default()
         };
+        cfg.set_final_search(search);
         if !realtime {
             cfg.partial_interval_ms = 3_600_000;
             cfg.speculative_final = false;

@@ -42,8 +42,9 @@ pub struct EngineOptions {
     pub chat: VoiceChatConfig,
     /// Load the end-of-turn classifier (for `EndpointMode::Smart`).
     pub turn_classifier: bool,
-    /// Hypotheses of the recognizer's beam search for final transcripts (1: greedy).
-    pub asr_beam: usize,
+    /// How the recognizer searches for final transcripts (beam width, and below which greedy
+    /// confidence the beam runs).
+    pub asr_search: pocket_asr::Search,
 }
 
 impl Default for EngineOptions {
@@ -55,7 +56,7 @@ impl Default for EngineOptions {
             fallback_voice: false,
             chat: VoiceChatConfig::default(),
             turn_classifier: true,
-            asr_beam: pocket_asr::RecognizerConfig::default().beam_size,
+            asr_search: pocket_asr::RecognizerConfig::default().final_search(),
         }
     }
 }
@@ -112,9 +113,14 @@ pub fn load_default(store: &Store, opts: &EngineOptions) -> Result<LoadedEngines
             None
         }
     };
-    let rec =
-        WhisperTranscriber::recognizer(&whisper, threads, opts.realtime, vad_model, opts.asr_beam)
-            .map_err(|e| engine("speech recognition", e))?;
+    let rec = WhisperTranscriber::recognizer(
+        &whisper,
+        threads,
+        opts.realtime,
+        vad_model,
+        opts.asr_search,
+    )
+    .map_err(|e| engine("speech recognition", e))?;
     // The pipeline's detector is the same network the recognizer's stream uses, so both agree
     // on where speech ends (the stream's final decoded in the silence is then the one used).
     let detector = VadDetector(rec.new_vad());

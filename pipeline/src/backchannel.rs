@@ -74,6 +74,16 @@ fn words(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// A hum however the recognizer spells it ("MMMHMM", "mmmm", "hmmmm", "uhhuhh", "mm-hmmm"):
+/// only the letters m, h and u, with an m, or an "uh…huh" shape. The list above cannot hold
+/// every count of repeated letters (flite awb's "Mm-hmm." came out as "MMMHMM.").
+fn is_hum(word: &str) -> bool {
+    let letters: String = word.chars().filter(|c| *c != '-').collect();
+    let only = |set: &[char]| !letters.is_empty() && letters.chars().all(|c| set.contains(&c));
+    (only(&['m', 'h']) && letters.contains('m'))
+        || (only(&['u', 'h']) && letters.starts_with('u') && letters.ends_with('h'))
+}
+
 /// True when `text` has no words, or only backchannel words (at most [`MAX_WORDS`]).
 pub fn is_backchannel(text: &str) -> bool {
     let words = words(text);
@@ -86,7 +96,9 @@ pub fn is_backchannel(text: &str) -> bool {
     // The whole phrase is one, or every word is.
     let phrase = words.join(" ");
     BACKCHANNELS.contains(&phrase.as_str())
-        || words.iter().all(|w| BACKCHANNELS.contains(&w.as_str()))
+        || words
+            .iter()
+            .all(|w| BACKCHANNELS.contains(&w.as_str()) || is_hum(w))
 }
 
 #[cfg(test)]
@@ -100,6 +112,11 @@ mod tests {
             " ",
             "Mm-hmm.",
             "MMHMM",
+            "MMMHMM.",
+            "Mmmm.",
+            "Hmmmm...",
+            "Uhhuh.",
+            "Mm-hmmm.",
             "Mmm, hmm.",
             "mm-hm",
             "Uh-huh.",
@@ -133,6 +150,8 @@ mod tests {
             "Okay, but what about Paris?",
             "Yeah, okay, got it, thanks.",
             "Yes please tell me more",
+            "Hm, how about Paris?",
+            "Huh?",
             "No",
             "Actually, never mind.",
             "[laughs] wait",

@@ -3,21 +3,9 @@
 //! bracketed sound such as "[laughs]"), so the reply goes on; anything else is a real
 //! interruption ("wait", "no, stop", a new question).
 
-/// Words and short phrases that acknowledge without taking the turn.
+/// Words and short phrases that acknowledge without taking the turn (hums — "mm-hmm", "uh-huh",
+/// "hmm" in any spelling — are recognized by their letters, see [`is_hum`]).
 const BACKCHANNELS: &[&str] = &[
-    "mm",
-    "mmm",
-    "mhm",
-    "mhmm",
-    "mmhm",
-    "mmhmm",
-    "uhhuh",
-    "mm-hm",
-    "mm-hmm",
-    "hm",
-    "hmm",
-    "uh-huh",
-    "uh",
     "um",
     "ah",
     "oh",
@@ -38,9 +26,6 @@ const BACKCHANNELS: &[&str] = &[
     "wow",
     "great",
     "good",
-    "uh huh",
-    "mm hm",
-    "mm hmm",
     "thanks",
     "thank you",
     "oh okay",
@@ -48,6 +33,8 @@ const BACKCHANNELS: &[&str] = &[
     "okay okay",
     "yeah yeah",
     "right right",
+    // "huh" alone is a question ("what?"), not a hum; after "uh" it is one.
+    "uh huh",
 ];
 
 /// Most words a backchannel has ("yeah, okay, got it" is not one).
@@ -74,9 +61,10 @@ fn words(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// A hum however the recognizer spells it ("MMMHMM", "mmmm", "hmmmm", "uhhuhh", "mm-hmmm"):
-/// only the letters m, h and u, with an m, or an "uh…huh" shape. The list above cannot hold
-/// every count of repeated letters (flite awb's "Mm-hmm." came out as "MMMHMM.").
+/// A hum however the recognizer spells it ("mm", "MMMHMM", "hmmmm", "mm-hmmm", "uh", "uhhuh"):
+/// only the letters m and h with at least one m, or only u and h starting with u and ending
+/// with h; hyphens ignored. A list cannot hold every count of repeated letters (flite rms's
+/// "Mm-hmm." came out as "MMMHMM.").
 fn is_hum(word: &str) -> bool {
     let letters: String = word.chars().filter(|c| *c != '-').collect();
     let only = |set: &[char]| !letters.is_empty() && letters.chars().all(|c| set.contains(&c));
@@ -120,6 +108,12 @@ mod tests {
             "Mmm, hmm.",
             "mm-hm",
             "Uh-huh.",
+            "Uh huh.",
+            "mhm",
+            "mm",
+            "Uh.",
+            "Hm.",
+            "Mm hmm.",
             "Yeah.",
             "Yeah, yeah.",
             "Okay.",
@@ -151,6 +145,7 @@ mod tests {
             "Yeah, okay, got it, thanks.",
             "Yes please tell me more",
             "Hm, how about Paris?",
+            "Hmm, Paris?",
             "Huh?",
             "No",
             "Actually, never mind.",

@@ -53,6 +53,9 @@ pub struct RecognizerConfig {
     /// the spoken questions are searched and as many are heard word for word as with the beam
     /// on all of them (docs/PERFORMANCE.md).
     pub beam_below_p: f32,
+    /// Earlier text the recognizer is given for utterances spoken over the assistant's reply
+    /// ([`crate::Context::OverReply`]), so hums come out as hums; empty: the plain prompt.
+    pub over_reply_text: String,
 }
 
 impl Default for RecognizerConfig {
@@ -75,6 +78,7 @@ impl Default for RecognizerConfig {
             speculative_final: true,
             beam_size: 5,
             beam_below_p: 0.4,
+            over_reply_text: crate::context::OVER_REPLY_TEXT.to_string(),
         }
     }
 }

@@ -18,6 +18,7 @@
 mod audio;
 pub mod confidence;
 mod config;
+pub mod context;
 pub mod ct2;
 pub mod endpoint;
 mod error;
@@ -34,6 +35,7 @@ pub mod vocab;
 pub mod whisper;
 
 pub use config::RecognizerConfig;
+pub use context::Context;
 pub use endpoint::{EndpointConfig, EndpointEvent, Endpointer};
 pub use error::AsrError;
 pub use gemm::WeightFormat;

@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use crate::config::RecognizerConfig;
+use crate::context::Context;
 use crate::error::AsrError;
 use crate::mel::SAMPLE_RATE;
 use crate::stream::AsrStream;
@@ -72,6 +73,8 @@ pub struct Recognizer {
     pub(crate) cfg: RecognizerConfig,
     prompt: Vec<u32>,
     sot_index: usize,
+    /// The prompt with `cfg.over_reply_text` before it, and its start-of-transcript index.
+    over_reply: Option<(Vec<u32>, usize)>,
     sessions: Mutex<Vec<Session>>,
     /// Loaded Silero weights, cloned into each stream's VAD.
     silero: Option<crate::silero::Silero>,
@@ -91,6 +94,12 @@ impl Recognizer {
             )?);
         }
         let (prompt, sot_index) = model.prompt(cfg.language.as_deref())?;
+        let over_reply = crate::context::with_previous_text(
+            &model.vocab,
+            &cfg.over_reply_text,
+            &prompt,
+            sot_index,
+        );
         let silero = match &cfg.vad_model {
             Some(p) => Some(crate::silero::Silero::load(p)?),
             None => None,
@@ -100,6 +109,7 @@ impl Recognizer {
             cfg,
             prompt,
             sot_index,
+            over_reply,
             sessions: Mutex::new(Vec::new()),
             silero,
         }))
@@ -122,6 +132,15 @@ impl Recognizer {
     /// Recognizes a whole clip of 16 kHz mono samples. Clips longer than the model's 30 s
     /// window are cut at the quietest point near each window end and decoded window by window.
     pub fn transcribe(&self, samples_16k_mono: &[f32]) -> Result<Transcript, AsrError> {
+        self.transcribe_in(samples_16k_mono, Context::Plain)
+    }
+
+    /// [`transcribe`](Self::transcribe) with the prompt of `context`.
+    pub fn transcribe_in(
+        &self,
+        samples_16k_mono: &[f32],
+        context: Context,
+    ) -> Result<Transcript, AsrError> {
         if samples_16k_mono.is_empty() {
             return Err(AsrError::BadAudio("no samples (empty audio)".into()));
         }
@@ -140,8 +159,13 @@ impl Recognizer {
         let mut first = true;
         while start < clean.len() {
             let end = crate::audio::cut_point(&clean, start, window);
-            let r =
-                self.decode_window(&mut session, &clean[start..end], &[], self.final_search())?;
+            let r = self.decode_window(
+                &mut session,
+                &clean[start..end],
+                &[],
+                self.final_search(),
+                context,
+            )?;
             out.timings.add(r.1);
             out.timings.decoder_passes += r.0.timings.decoder_passes;
             out.timings.beam_searched |= r.0.timings.beam_searched;
@@ -193,7 +217,12 @@ impl Recognizer {
         samples: &[f32],
         draft: &[u32],
         search: Search,
+        context: Context,
     ) -> Result<(Transcript, StageTimes), AsrError> {
+        let (prompt, sot_index) = match (context, &self.over_reply) {
+            (Context::OverReply, Some((p, i))) => (p.as_slice(), *i),
+            _ => (self.prompt.as_slice(), self.sot_index),
+        };
         let pad = Padding {
             min_samples: self.cfg.min_input_samples(),
             tail_samples: self.cfg.tail_pad_samples(),
@@ -204,8 +233,8 @@ impl Recognizer {
             &self.model,
             samples,
             pad,
-            &self.prompt,
-            self.sot_index,
+            prompt,
+            sot_index,
             draft,
             max_tokens,
             search,

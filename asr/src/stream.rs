@@ -11,6 +11,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use crate::context::Context;
 use crate::endpoint::{EndpointEvent, Endpointer};
 use crate::error::AsrError;
 use crate::mel::SAMPLE_RATE;
@@ -63,6 +64,8 @@ pub struct AsrStream {
     /// Whether this stream decodes the final at its own detector's pauses (`false`: only when
     /// the caller asks, [`AsrStream::speculate_now`]).
     own_pauses: bool,
+    /// The prompt this utterance is decoded with (plain again after each reset).
+    context: Context,
 }
 
 /// A final decoded before the endpoint, on the assumption that the speech had ended.
@@ -114,6 +117,7 @@ impl AsrStream {
             overflow: Vec::new(),
             speculative: None,
             own_pauses: true,
+            context: Context::Plain,
         }
     }
 
@@ -368,9 +372,9 @@ impl AsrStream {
         } else {
             Vec::new()
         };
-        let r = self
-            .rec
-            .decode_window(&mut session, &self.audio[..n], &draft, search);
+        let r =
+            self.rec
+                .decode_window(&mut session, &self.audio[..n], &draft, search, self.context);
         self.session = Some(session);
         if !draft.is_empty() {
             self.partial_tokens = draft;
@@ -460,8 +464,20 @@ impl AsrStream {
             .map_or(1.0, |s| s.t.last_word_prob)
     }
 
+    /// Decodes the current utterance with the prompt of `context` from now on (until the next
+    /// [`reset`](Self::reset)): [`Context::OverReply`] when it began over the assistant's
+    /// speech. A result already decoded early in another context is decoded again.
+    pub fn set_context(&mut self, context: Context) {
+        if context != self.context {
+            self.context = context;
+            self.speculative = None;
+            self.partial_tokens.clear();
+        }
+    }
+
     /// Starts the next utterance. Audio accepted after the endpoint is replayed into it.
     pub fn reset(&mut self) {
+        self.context = Context::Plain;
         let overflow = std::mem::take(&mut self.overflow);
         self.audio.clear();
         self.audio_base = 0;

@@ -28,6 +28,15 @@ pub struct Vocab {
     pub specials: Specials,
 }
 
+/// GPT-2's reversible map from bytes to printable characters (index: the byte).
+fn byte_encoder() -> Vec<char> {
+    let mut out = vec!['\0'; 256];
+    for (c, b) in byte_decoder() {
+        out[b as usize] = c;
+    }
+    out
+}
+
 /// GPT-2's reversible map from bytes to printable characters, inverted.
 fn byte_decoder() -> HashMap<char, u8> {
     let mut printable: Vec<u32> = (u32::from(b'!')..=u32::from(b'~')).collect();
@@ -117,6 +126,34 @@ impl Vocab {
     /// Id of a token given by its exact string (e.g. `<|de|>`).
     pub fn id(&self, token: &str) -> Option<u32> {
         self.index.get(token).copied()
+    }
+
+    /// Token ids for `text`, by longest match against the vocabulary (not the BPE merges: a
+    /// valid spelling of the text the decoder reads well, which is what a prompt needs).
+    /// Bytes no token spells are skipped.
+    pub fn encode_longest(&self, text: &str) -> Vec<u32> {
+        let enc = byte_encoder();
+        let chars: Vec<char> = text.bytes().map(|b| enc[b as usize]).collect();
+        let mut ids = Vec::new();
+        let mut at = 0;
+        while at < chars.len() {
+            let mut found = None;
+            for end in (at + 1..=chars.len().min(at + 32)).rev() {
+                let piece: String = chars[at..end].iter().collect();
+                if let Some(&id) = self.index.get(&piece).filter(|&&id| id < self.specials.eot) {
+                    found = Some((id, end));
+                    break;
+                }
+            }
+            match found {
+                Some((id, end)) => {
+                    ids.push(id);
+                    at = end;
+                }
+                None => at += 1,
+            }
+        }
+        ids
     }
 
     /// The bytes of one (non-special) token.

@@ -1,5 +1,6 @@
 //! Word error rate of tiny.en on the LibriVox clips and jfk.wav against faster-whisper with the
-//! same weights, decoding greedily and by beam search, plus one base-model clip.
+//! same weights, decoding greedily and by beam search (also with the prompt of speech over a
+//! reply), plus one base-model clip.
 //!
 //! faster-whisper's number was measured with (float32, greedy, no timestamps, 2 threads):
 //! `bench/asr.sh` (it runs `bench/asr_faster_whisper.py MODEL CLIP=REF ... --compute float32`)
@@ -8,7 +9,7 @@
 
 mod common;
 
-use pocket_asr::{Recognizer, RecognizerConfig};
+use pocket_asr::{Context, Recognizer, RecognizerConfig};
 
 /// faster-whisper 1.2.1 (CTranslate2 4.8.5), tiny.en, float32, temperature 0, beam_size 1
 /// and 5 alike.
@@ -16,15 +17,22 @@ const FASTER_WHISPER_WER: f64 = 4.30;
 
 #[test]
 fn tiny_en_greedy_wer_within_one_point_of_faster_whisper() {
-    tiny_en_wer_within_one_point(1);
+    tiny_en_wer_within_one_point(1, Context::Plain);
 }
 
 #[test]
 fn tiny_en_beam_wer_within_one_point_of_faster_whisper() {
-    tiny_en_wer_within_one_point(5);
+    tiny_en_wer_within_one_point(5, Context::Plain);
 }
 
-fn tiny_en_wer_within_one_point(beam_size: usize) {
+/// The prompt of speech over a reply (hums and commands as earlier text) must not cost
+/// ordinary sentences their words: a new question asked over a reply is heard as well.
+#[test]
+fn tiny_en_over_reply_prompt_keeps_sentences_within_one_point_of_faster_whisper() {
+    tiny_en_wer_within_one_point(5, Context::OverReply);
+}
+
+fn tiny_en_wer_within_one_point(beam_size: usize, context: Context) {
     let rec = Recognizer::load(
         &common::model_dir("whisper-tiny.en"),
         RecognizerConfig {
@@ -37,7 +45,7 @@ fn tiny_en_wer_within_one_point(beam_size: usize) {
     clips.push(("jfk".into(), common::jfk(), common::JFK_TEXT.into()));
     let (mut errors, mut words) = (0, 0);
     for (id, samples, reference) in &clips {
-        let t = rec.transcribe(samples).expect("transcribe");
+        let t = rec.transcribe_in(samples, context).expect("transcribe");
         let r = common::normalize(reference);
         let e = common::edits(&r, &common::normalize(&t.text));
         println!("{id}: {e} errors / {} words: {}", r.len(), t.text);
@@ -50,7 +58,7 @@ fn tiny_en_wer_within_one_point(beam_size: usize) {
     }
     let wer = 100.0 * errors as f64 / words as f64;
     println!(
-        "beam {beam_size}: WER {wer:.2}% ({errors}/{words}); faster-whisper {FASTER_WHISPER_WER:.2}%"
+        "beam {beam_size}, {context:?}: WER {wer:.2}% ({errors}/{words}); faster-whisper {FASTER_WHISPER_WER:.2}%"
     );
     assert!(
         wer <= FASTER_WHISPER_WER + 1.0,

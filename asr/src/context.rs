@@ -1,0 +1,101 @@
+//! What the recognizer is told to expect before it hears an utterance. Whisper reads earlier
+//! text (after `<|startofprev|>`) as the transcript so far, and writes what follows in its
+//! style. Over the assistant's speech a user mostly says a backchannel or a short command; the
+//! plain prompt lets tiny models write a hum as words ("Amen", "Bye bye", "M and H and M"),
+//! which would cut the reply off. Told that hums and commands came before, they write
+//! "Mm-hm." and "Stop." (docs/PERFORMANCE.md, "Backchannels").
+
+use crate::vocab::Vocab;
+
+/// Which prompt an utterance is decoded with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Context {
+    /// The user speaks to a silent assistant: no earlier text.
+    #[default]
+    Plain,
+    /// The user speaks while the assistant's reply is playing.
+    OverReply,
+}
+
+/// Earlier text given for [`Context::OverReply`]: the backchannels and the interruptions a
+/// user says over a reply, so both are spelt as such.
+pub const OVER_REPLY_TEXT: &str = " Mm-hmm. Uh-huh. Hmm. Yeah. Wait. Stop.";
+
+/// `prompt` (whose start-of-transcript token is at `sot_index`) preceded by `<|startofprev|>`
+/// and `text`, and the new index of its start-of-transcript token. `None` when the vocabulary
+/// has no `<|startofprev|>` token or `text` has no tokens.
+pub fn with_previous_text(
+    vocab: &Vocab,
+    text: &str,
+    prompt: &[u32],
+    sot_index: usize,
+) -> Option<(Vec<u32>, usize)> {
+    let prev = vocab.id("<|startofprev|>")?;
+    let tokens = vocab.encode_longest(text);
+    if tokens.is_empty() {
+        return None;
+    }
+    let mut out = Vec::with_capacity(1 + tokens.len() + prompt.len());
+    out.push(prev);
+    out.extend(tokens);
+    let at = out.len() + sot_index;
+    out.extend_from_slice(prompt);
+    Some((out, at))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vocab() -> Vocab {
+        // Bytes are spelt with GPT-2's printable map: a space is 'Ġ'.
+        let mut lines: Vec<String> = ["M", "m", "-", "h", ".", "Ġ", "ĠMm", "hmm", "ĠStop"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        for special in [
+            "<|endoftext|>",
+            "<|startoftranscript|>",
+            "<|transcribe|>",
+            "<|translate|>",
+            "<|startofprev|>",
+            "<|nospeech|>",
+            "<|notimestamps|>",
+            "<|0.00|>",
+        ] {
+            lines.push(special.to_string());
+        }
+        Vocab::parse(&lines.join("\n")).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn previous_text_goes_before_the_prompt_and_moves_the_sot_index() {
+        let v = vocab();
+        let sot = v.specials.sot;
+        let prompt = [sot, v.specials.no_timestamps];
+        let (p, at) = with_previous_text(&v, " Mm-hmm. Stop", &prompt, 0)
+            .unwrap_or_else(|| panic!("the text has tokens"));
+        let prev = v.id("<|startofprev|>").unwrap_or(u32::MAX);
+        let id = |t: &str| v.id(t).unwrap_or(u32::MAX);
+        assert_eq!(
+            p,
+            vec![
+                prev,
+                id("ĠMm"),
+                id("-"),
+                id("hmm"),
+                id("."),
+                id("ĠStop"),
+                sot,
+                v.specials.no_timestamps
+            ]
+        );
+        assert_eq!(p[at], sot);
+    }
+
+    #[test]
+    fn no_text_no_prompt() {
+        let v = vocab();
+        assert!(with_previous_text(&v, "", &[v.specials.sot], 0).is_none());
+    }
+}

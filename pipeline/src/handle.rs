@@ -279,6 +279,7 @@ impl Pipeline {
             partial_interval: config.partial_interval,
             report: report_tx.clone(),
             clock: clock.clone(),
+            playback: playback.clone(),
         };
         threads.push(activity.spawn("pocket-asr", move || asr.run(asr_rx))?);
         let brain = Brain {

@@ -1,10 +1,13 @@
 //! The recognizer actor: streams utterance audio into the transcriber, decodes partial
 //! transcripts at an interval while it keeps up with real time, the final early at each pause
-//! the capture actor hears (and at the recognizer's own), and the final one at the end.
+//! the capture actor hears (and at the recognizer's own), and the final one at the end. An
+//! utterance that begins while a reply plays is decoded expecting a backchannel or a command.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::{AsrMsg, Report};
+use crate::audio::ring::PlaybackState;
 use crate::chan::{Rx, Tx};
 use crate::clock::Clock;
 use crate::echo::FRAME;
@@ -15,6 +18,8 @@ pub(crate) struct Asr {
     pub(crate) partial_interval: Option<Duration>,
     pub(crate) report: Tx<Report>,
     pub(crate) clock: Clock,
+    /// Whether a reply is playing when an utterance begins.
+    pub(crate) playback: Arc<PlaybackState>,
 }
 
 impl Asr {
@@ -27,6 +32,9 @@ impl Asr {
             match msg {
                 AsrMsg::Begin { utt } => {
                     self.transcriber.begin();
+                    if self.playback.reply_under_way() {
+                        self.transcriber.over_reply();
+                    }
                     current = Some(utt);
                     since_partial = Duration::ZERO;
                     failed = false;

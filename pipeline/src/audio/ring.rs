@@ -70,6 +70,17 @@ pub struct PlaybackState {
     pub held_at_us: AtomicU64,
 }
 
+impl PlaybackState {
+    /// A reply is under way at the output: its audio started and it neither played to its end
+    /// nor was cut off (it may be paused by a hold).
+    pub fn reply_under_way(&self) -> bool {
+        let cur = self.cur_turn.load(Ordering::Acquire);
+        cur != 0
+            && self.done_turn.load(Ordering::Acquire) < cur
+            && self.stopped_turn.load(Ordering::Acquire) != cur
+    }
+}
+
 /// Creates the ring (`frames` frames of `rate / 100` samples) and its two ends.
 pub fn playback_ring(
     frames: usize,

@@ -108,6 +108,10 @@ impl Transcriber for WhisperTranscriber {
         self.early_seen = None;
     }
 
+    fn over_reply(&mut self) {
+        self.stream.set_context(pocket_asr::Context::OverReply);
+    }
+
     fn accept(&mut self, samples: &[f32]) -> EngineResult<()> {
         self.stream.accept(samples);
         Ok(())

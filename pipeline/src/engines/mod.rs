@@ -32,6 +32,9 @@ pub trait SpeechDetector: Send {
 pub trait Transcriber: Send {
     /// Starts a new utterance, dropping the previous one.
     fn begin(&mut self);
+    /// The utterance just begun is spoken over the assistant's reply, where a backchannel or a
+    /// short command is likely: a recognizer that can be told so decodes it expecting them.
+    fn over_reply(&mut self) {}
     /// Appends audio of the current utterance.
     fn accept(&mut self, samples: &[f32]) -> EngineResult<()>;
     /// A provisional transcript of what was accepted so far (may cost a decode).

@@ -97,6 +97,8 @@ pub(super) fn mock_engines(finals: &[&str], replies: Vec<Vec<&'static str>>) -> 
             finals: finals.iter().map(|s| s.to_string()).collect(),
             samples: 0,
             heard_samples: Arc::new(Mutex::new(Vec::new())),
+            over_reply_log: Arc::new(Mutex::new(Vec::new())),
+            over_reply: false,
             early_final_after: None,
             early_texts: Default::default(),
             pause_texts: std::collections::VecDeque::new(),

@@ -25,6 +25,8 @@ fn converse_fast_writes_replies_and_a_complete_report() {
                 .collect(),
             samples: 0,
             heard_samples: Arc::new(Mutex::new(Vec::new())),
+            over_reply_log: Arc::new(Mutex::new(Vec::new())),
+            over_reply: false,
             early_final_after: None,
             early_texts: Default::default(),
             pause_texts: std::collections::VecDeque::new(),

@@ -98,6 +98,7 @@ pub(crate) struct Harness {
     pub(crate) chat_log: ChatLog,
     /// Samples the recognizer got per utterance.
     pub(crate) asr_log: Arc<Mutex<Vec<usize>>>,
+    pub(crate) over_reply_log: Arc<Mutex<Vec<bool>>>,
     /// Whether the output callback runs (`false`: the device stopped consuming).
     pub(crate) output_live: bool,
     /// Whether the microphone delivers frames (`false`: the input device is gone).
@@ -113,12 +114,15 @@ impl Harness {
         let activity = Activity::of(Some(&sim));
         let chat_log: ChatLog = Arc::new(Mutex::new(Vec::new()));
         let asr_log = Arc::new(Mutex::new(Vec::new()));
+        let over_reply_log = Arc::new(Mutex::new(Vec::new()));
         let engines = Engines {
             detector: setup.detector,
             transcriber: Box::new(MockTranscriber {
                 finals: setup.finals.iter().map(|s| s.to_string()).collect(),
                 samples: 0,
                 heard_samples: asr_log.clone(),
+                over_reply_log: over_reply_log.clone(),
+                over_reply: false,
                 early_final_after: setup.early_final_after_ms.map(|ms| ms * 16),
                 early_given: false,
                 early_texts: setup.early_finals.iter().map(|s| s.to_string()).collect(),
@@ -163,6 +167,7 @@ impl Harness {
             echo_line: std::iter::repeat_n(0.0, delay).collect(),
             chat_log,
             asr_log,
+            over_reply_log,
             output_live: true,
             input_live: true,
             errors: ports.errors,
@@ -258,6 +263,11 @@ impl Harness {
     /// Samples the recognizer got, per utterance.
     pub(crate) fn asr_samples(&self) -> Vec<usize> {
         self.asr_log.lock().expect("log").clone()
+    }
+
+    /// Per recognized utterance: whether the recognizer was told it was spoken over a reply.
+    pub(crate) fn asr_over_reply(&self) -> Vec<bool> {
+        self.over_reply_log.lock().expect("log").clone()
     }
 
     /// Stops the loop and joins every thread.

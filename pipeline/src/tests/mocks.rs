@@ -22,6 +22,9 @@ pub(crate) struct MockTranscriber {
     pub(crate) finals: VecDeque<String>,
     pub(crate) samples: usize,
     pub(crate) heard_samples: Arc<Mutex<Vec<usize>>>,
+    /// Per finished utterance: whether it was begun as spoken over a reply.
+    pub(crate) over_reply_log: Arc<Mutex<Vec<bool>>>,
+    pub(crate) over_reply: bool,
     /// Offer the coming final early, once per utterance, after this many samples.
     pub(crate) early_final_after: Option<usize>,
     pub(crate) early_given: bool,
@@ -41,8 +44,13 @@ pub(crate) const DOUBTED_WORD_P: f32 = 0.1;
 
 impl Transcriber for MockTranscriber {
     fn begin(&mut self) {
+        self.over_reply = false;
         self.samples = 0;
         self.early_given = false;
+    }
+
+    fn over_reply(&mut self) {
+        self.over_reply = true;
     }
 
     fn accept(&mut self, samples: &[f32]) -> EngineResult<()> {
@@ -91,6 +99,10 @@ impl Transcriber for MockTranscriber {
 
     fn finish(&mut self) -> EngineResult<String> {
         self.heard_samples.lock().expect("log").push(self.samples);
+        self.over_reply_log
+            .lock()
+            .expect("log")
+            .push(self.over_reply);
         Ok(self.finals.pop_front().unwrap_or_default())
     }
 }

@@ -383,6 +383,8 @@ fn a_backchannel_over_the_reply_does_not_interrupt_it() {
         let report = h.handle.report();
         assert_eq!(report.turns.len(), 1);
         assert_eq!(report.turns[0].heard, None);
+        // The question was decoded plainly, the speech over the reply expecting backchannels.
+        assert_eq!(h.asr_over_reply(), vec![false, true]);
     }
 }
 

@@ -7,7 +7,8 @@
 # barge-in). Reported: backchannels that cut the reply off (false interruptions), real
 # interruptions that did not, and the stop time of real ones (from the onset's detection to
 # the output going silent). Trials where the reply had already ended before the user spoke are
-# counted apart. Usage: [POCKET=binary] bench/backchannels.sh WORKDIR [converse options...]
+# counted apart. Usage: [POCKET=binary] [VOICES="flite-kal ..."] bench/backchannels.sh WORKDIR
+# [converse options...] (VOICES: flite-<name> / espeak-<variant> voices; default the four below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WORK=${1:?usage: bench/backchannels.sh WORKDIR [converse options]}
@@ -23,7 +24,8 @@ BACKCHANNELS=("Mm-hmm." "Yeah." "Okay." "Right." "Uh-huh." "I see.")
 INTERRUPTIONS=("Wait." "No, stop." "Hold on." "What time is it?" "Stop talking." "Tell me a joke instead.")
 mkdir -p "$WORK"
 : > "$WORK/trials.tsv"
-for voice in flite-slt flite-rms flite-awb espeak-en-us+f3; do
+read -r -a voices <<< "${VOICES:-flite-slt flite-rms flite-awb espeak-en-us+f3}"
+for voice in "${voices[@]}"; do
   dir="$WORK/$voice"
   mkdir -p "$dir"
   q="$dir/question.wav"

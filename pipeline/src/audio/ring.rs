@@ -361,6 +361,41 @@ mod tests {
     }
 
     #[test]
+    fn a_reply_is_under_way_from_its_first_sample_until_it_ends_or_is_cut() {
+        // Played to its end.
+        let (mut w, mut r, s, _) = setup(1);
+        assert!(!s.reply_under_way(), "nothing played yet");
+        assert!(w.write(1, &[0.5; 320], &mut || false));
+        s.hold.store(true, Ordering::Release);
+        let mut out = vec![0.0; 100];
+        r.fill(&mut out);
+        assert!(
+            !s.reply_under_way(),
+            "held before its first sample: not audible yet"
+        );
+        s.hold.store(false, Ordering::Release);
+        r.fill(&mut out);
+        assert!(s.reply_under_way());
+        s.hold.store(true, Ordering::Release);
+        r.fill(&mut out);
+        assert!(s.reply_under_way(), "paused by a hold, still under way");
+        s.hold.store(false, Ordering::Release);
+        assert!(w.finish(1, &mut || false));
+        let mut rest = vec![0.0; 400];
+        r.fill(&mut rest);
+        r.fill(&mut out);
+        assert!(!s.reply_under_way(), "played to its end");
+        // Cut off.
+        let (mut w, mut r, s, e) = setup(1);
+        assert!(w.write(1, &[0.5; 480], &mut || false));
+        r.fill(&mut out);
+        assert!(s.reply_under_way());
+        e.store(2, Ordering::Release);
+        r.fill(&mut out);
+        assert!(!s.reply_under_way(), "cut off");
+    }
+
+    #[test]
     fn underrun_while_playing_is_counted_and_full_ring_waits() {
         let (mut w, mut r, s, _) = setup(3);
         assert!(w.write(3, &[0.1; 160], &mut || false));

@@ -9,6 +9,7 @@
 use std::path::Path;
 
 use pocket_asr::{Context, Recognizer};
+use pocket_pipeline::audio::wav::read_mono;
 use pocket_pipeline::backchannel::is_backchannel;
 
 fn main() -> anyhow::Result<()> {
@@ -30,16 +31,17 @@ fn main() -> anyhow::Result<()> {
             kind == "b" || kind == "i",
             "{list}: kind {kind:?} is not b or i"
         );
-        rows.push((path, kind == "b", said, voice));
+        // Read once, recognized in both contexts.
+        let samples = read_mono(Path::new(path), 16_000)?;
+        rows.push((samples, kind == "b", said, voice));
     }
     for (name, context) in [
         ("plain", Context::Plain),
         ("over-reply", Context::OverReply),
     ] {
         let (mut backchannels, mut cut, mut interruptions, mut missed) = (0, 0, 0, 0);
-        for (path, is_bc, said, voice) in &rows {
-            let samples = read_16k_mono(Path::new(path))?;
-            let heard = rec.transcribe_in(&samples, context)?.text;
+        for (samples, is_bc, said, voice) in &rows {
+            let heard = rec.transcribe_in(samples, context)?.text;
             let taken_for_bc = is_backchannel(&heard);
             if *is_bc {
                 backchannels += 1;
@@ -64,18 +66,4 @@ fn main() -> anyhow::Result<()> {
         );
     }
     Ok(())
-}
-
-/// A 16 kHz mono 16-bit WAV file's samples.
-fn read_16k_mono(path: &Path) -> anyhow::Result<Vec<f32>> {
-    let mut r = hound::WavReader::open(path)?;
-    let spec = r.spec();
-    anyhow::ensure!(
-        spec.sample_rate == 16_000 && spec.channels == 1 && spec.bits_per_sample == 16,
-        "{}: expected 16 kHz mono 16-bit audio",
-        path.display()
-    );
-    Ok(r.samples::<i16>()
-        .map(|s| s.map(|v| f32::from(v) / 32768.0))
-        .collect::<Result<_, _>>()?)
 }

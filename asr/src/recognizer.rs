@@ -100,6 +100,14 @@ impl Recognizer {
             &prompt,
             sot_index,
         );
+        // The prompt goes through the decoder in one batch, with room left for a draft.
+        let most = crate::whisper::decoder::MAX_BATCH / 2;
+        if let Some((p, _)) = over_reply.as_ref().filter(|(p, _)| p.len() > most) {
+            return Err(AsrError::BadConfig(format!(
+                "over_reply_text makes a prompt of {} tokens; at most {most} fit",
+                p.len()
+            )));
+        }
         let silero = match &cfg.vad_model {
             Some(p) => Some(crate::silero::Silero::load(p)?),
             None => None,

@@ -1,4 +1,5 @@
-//! Bad input: empty, silent, noisy, clipped and NaN-bearing audio, corrupt model files.
+//! Bad input: empty, silent, noisy, clipped and NaN-bearing audio, corrupt model files, a
+//! prompt setting too long for the decoder.
 
 mod common;
 
@@ -102,4 +103,18 @@ fn corrupt_or_truncated_model_is_a_clear_error() {
         Recognizer::load(empty.path(), Default::default()),
         Err(AsrError::Io { .. })
     ));
+}
+
+#[test]
+fn an_over_reply_text_too_long_for_the_decoder_is_a_clear_error() {
+    let cfg = pocket_asr::RecognizerConfig {
+        over_reply_text: " Mm-hmm.".repeat(40),
+        ..Default::default()
+    };
+    let err = Recognizer::load(&common::model_dir("whisper-tiny.en"), cfg)
+        .expect_err("a 200-token prompt does not fit");
+    assert!(
+        matches!(&err, AsrError::BadConfig(m) if m.contains("over_reply_text")),
+        "a config error naming the setting: {err}"
+    );
 }

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Turn-taking: fixed silence endpointing against the end-of-turn classifier ("smart") and the
 # language model's judgement of the words ("semantic"), side by
-# side on one test set. Speaks bench/turn-taking.txt with three voices the product does not
-# speak with; every third sentence (a different third per voice) gets a 500-900 ms pause at its
-# phrase boundary ("What is the capital of ... France?"), cut into the whole sentence's audio
-# (bench/turn_taking_clip.py) so the words before it keep their mid-sentence intonation. Each voice's clips run through the
+# side on one test set. Speaks bench/turn-taking.txt with voices the product does not speak
+# with (three by default); every third sentence (a different third per voice) gets a 500-900 ms
+# pause at its phrase boundary ("What is the capital of ... France?"), cut into the whole
+# sentence's audio where the synthesizer says the first phrase ends (bench/speak_split.py,
+# bench/turn_taking_clip.py) so the words before it keep their mid-sentence intonation. Each voice's clips run through the
 # whole loop (`pocket converse --pace realtime`) once per endpoint mode. Reports per mode:
 #   false cuts  - paused clips whose turn ended before their true end of speech (the loop
 #                 answered half a sentence);
 #   first audio - P50/P90 from the true end of speech to the reply's first sample.
-# Usage: [POCKET=binary] [PER_VOICE=n] [MODES="fixed smart"] bench/turn-taking.sh WORKDIR
+# Usage: [POCKET=binary] [PER_VOICE=n] [MODES="fixed semantic"] [VOICES="flite-slt ..."]
+#        bench/turn-taking.sh WORKDIR
 # (PER_VOICE: the first n sentences of each voice, for a shorter run; default all 20.
 # MODES: endpoint modes to run; "fixed@300" sets the fixed rule's silence, "smart@400" the
 # classifier's fallback silence (ms), "semantic@1000" likewise; a "-nospec" suffix runs without the reply made ahead
@@ -25,7 +27,7 @@ if [ -z "${POCKET:-}" ]; then
 fi
 . bench/lib/speak.sh
 need_voices
-VOICES=(flite-slt flite-awb espeak-en-us+m3)
+read -r -a VOICES <<< "${VOICES:-flite-slt flite-awb espeak-en-us+m3}"
 mkdir -p "$WORK"
 v=0
 for voice in "${VOICES[@]}"; do
@@ -47,10 +49,11 @@ for voice in "${VOICES[@]}"; do
     if [ ! -s "$f" ]; then
       if ((pause_ms > 0)); then
         # The whole sentence, paused inside (its first phrase alone would sound finished).
-        speak_trimmed "$voice" "$first $rest" "$f.whole.wav"
-        speak_trimmed "$voice" "$first" "$f.first.wav"
-        python3 bench/turn_taking_clip.py "$f.whole.wav" "$f.first.wav" "$pause_ms" "$f" >/dev/null
-        rm -f "$f.whole.wav" "$f.first.wav"
+        # The synthesizer says where the first phrase ends (bench/speak_split.py).
+        at=$(python3 bench/speak_split.py "$voice" "$first" "$rest" "$f.raw.wav")
+        sox -q "$f.raw.wav" -r 16000 -c 1 -b 16 "$f.whole.wav"
+        python3 bench/turn_taking_clip.py "$f.whole.wav" "$at" "$pause_ms" "$f" >/dev/null
+        rm -f "$f.raw.wav" "$f.whole.wav"
       else
         speak "$voice" "$first $rest" "$f" 0.6
       fi
@@ -61,7 +64,7 @@ for voice in "${VOICES[@]}"; do
   v=$((v + 1))
 done
 # Voice by voice, both modes back to back (similar load for both; a cut-short run stays fair).
-MODES=${MODES:-fixed smart}
+MODES=${MODES:-fixed semantic}
 for voice in "${VOICES[@]}"; do
   for mode in $MODES; do
     dir="$WORK/$voice"

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Inserts a pause into a synthesized sentence at a phrase boundary, keeping the sentence's own
 (mid-sentence) prosody: a clip of the first phrase alone would end in a final fall and sound
-complete. Usage: turn_taking_clip.py SENTENCE.wav FIRST_PHRASE.wav PAUSE_MS OUT.wav
+complete. Usage: turn_taking_clip.py SENTENCE.wav BOUNDARY_S PAUSE_MS OUT.wav
 
-Both inputs are the same voice, 16 kHz mono 16-bit, trimmed of silence. The first phrase's
-length says roughly where the boundary lies in the sentence; the quietest 10 ms frame from
-250 ms before to 100 ms after that point is where the pause goes (a word gap). OUT gets 0.3 s
-of silence before, the pause inside and 0.6 s after. Prints the cut in ms."""
+SENTENCE.wav is the voice's output resampled to 16 kHz mono 16-bit, its own silences kept;
+BOUNDARY_S is where its first phrase ends, in seconds (bench/speak_split.py: the synthesizer's
+own timing, so the pause falls between the right two words). The pause goes at the quietest
+10 ms frame within 40 ms of the boundary (the gap between the words, if the voice leaves one).
+The sentence is trimmed of its leading and trailing silence; OUT gets 0.3 s of silence before,
+the pause inside and 0.6 s after. Prints the cut in ms from the trimmed sentence's start."""
 
 import array
 import sys
@@ -14,6 +16,10 @@ import wave
 
 RATE = 16000
 FRAME = 160
+# A sample this loud (0.5% of full scale, as the bench's sox trims) is speech, not silence.
+QUIET = 164
+# How far from the synthesizer's boundary the cut may move to find the gap.
+SLACK_FRAMES = 4
 
 
 def read(path):
@@ -23,23 +29,30 @@ def read(path):
 
 
 def main():
-    sentence, first = read(sys.argv[1]), read(sys.argv[2])
+    sentence = read(sys.argv[1])
+    boundary = int(float(sys.argv[2]) * RATE)
     pause_ms, out = int(sys.argv[3]), sys.argv[4]
-    guess = len(first) // FRAME
-    lo, hi = max(1, guess - 25), min(len(sentence) // FRAME - 1, guess + 10)
+    loud = [i for i, s in enumerate(sentence) if abs(s) >= QUIET]
+    if not loud:
+        sys.exit(f"{sys.argv[1]}: silent")
+    first, last = loud[0], loud[-1] + 1
+    if not first < boundary < last:
+        sys.exit(f"{sys.argv[1]}: boundary {sys.argv[2]} s outside the speech")
 
-    def energy(k):
-        return sum(s * s for s in sentence[k * FRAME : (k + 1) * FRAME])
+    def energy(start):
+        return sum(s * s for s in sentence[start : start + FRAME])
 
-    cut = min(range(lo, hi + 1), key=energy) * FRAME + FRAME // 2
+    starts = [boundary + k * FRAME - FRAME // 2 for k in range(-SLACK_FRAMES, SLACK_FRAMES + 1)]
+    cut = min((s for s in starts if first < s < last - FRAME), key=energy) + FRAME // 2
     silence = lambda ms: array.array("h", bytes(2 * RATE * ms // 1000))
-    clip = silence(300) + sentence[:cut] + silence(pause_ms) + sentence[cut:] + silence(600)
+    clip = (silence(300) + sentence[first:cut] + silence(pause_ms) + sentence[cut:last]
+            + silence(600))
     with wave.open(out, "wb") as w:
         w.setnchannels(1)
         w.setsampwidth(2)
         w.setframerate(RATE)
         w.writeframes(clip.tobytes())
-    print(cut * 1000 // RATE)
+    print((cut - first) * 1000 // RATE)
 
 
 if __name__ == "__main__":

@@ -40,7 +40,7 @@ def clips_and_turns(voice_dir, mode):
 def main():
     work, voices = Path(sys.argv[1]), sys.argv[2:]
     print(f"load: {(work / 'load.txt').read_text().strip() if (work / 'load.txt').exists() else '?'}")
-    for mode in os.environ.get("MODES", "fixed smart").split():
+    for mode in os.environ.get("MODES", "fixed semantic").split():
         paused = cut = plain_cut = plain = missed = 0
         first, first_paused, waits, classifier, response = [], [], [], [], []
         ahead = 0

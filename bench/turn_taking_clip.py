@@ -16,7 +16,7 @@ import wave
 
 RATE = 16000
 FRAME = 160
-# A sample this loud (0.5% of full scale, as the bench's sox trims) is speech, not silence.
+# A sample this loud (0.5% of full scale) is speech, not silence.
 QUIET = 164
 # How far from the synthesizer's boundary the cut may move to find the gap.
 SLACK_FRAMES = 4

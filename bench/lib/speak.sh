@@ -24,11 +24,3 @@ synth() {
     espeak-*) espeak-ng -v "${1#espeak-}" -w "$3" "$2" ;;
   esac
 }
-
-# speak_trimmed VOICE TEXT OUT.wav: the speech alone, 16 kHz mono, its leading and trailing
-# silence cut (for clips assembled from parts with pauses of known length).
-speak_trimmed() {
-  synth "$1" "$2" "$3.raw.wav"
-  sox -q "$3.raw.wav" -r 16000 -c 1 -b 16 "$3" silence 1 0.01 0.5% reverse silence 1 0.01 0.5% reverse
-  rm -f "$3.raw.wav"
-}

@@ -70,8 +70,12 @@ def main():
         extra = {
             "first_audio_true_end_p50": pct(lat, 0.5), "first_audio_true_end_p90": pct(lat, 0.9),
             "first_audio_true_end_max": max(lat) if lat else None,
+            "first_audio_true_end_over_1500": sum(1 for v in lat if v > 1500.0),
             "first_audio_vad_p50": pct(vad, 0.5), "first_audio_vad_p90": pct(vad, 0.9),
             "turns": len(turns),
+            # Output underruns (gaps inside replies), and the turns they fell in.
+            "underruns": report.get("underruns"),
+            "underrun_turns": {t["turn"]: t["underruns"] for t in turns if t.get("underruns")},
         }
     n = len(results)
     ok = sum(1 for r in results if r[3])

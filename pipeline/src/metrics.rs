@@ -113,6 +113,11 @@ pub struct TurnRecord {
     /// First-audio latency from the true end of speech, where known.
     #[serde(default)]
     pub true_first_audio_latency_ms: Option<f64>,
+    /// Output underruns counted since the previous turn was recorded (so: during this reply,
+    /// or in the silence before it while an earlier reply was still unfinished); `None` when
+    /// the output is not paced in real time.
+    #[serde(default)]
+    pub underruns: Option<u64>,
 }
 
 /// P50/P90 of one quantity over a run.
@@ -286,6 +291,7 @@ mod tests {
             first_audio_latency_ms: Some(500.0),
             response_latency_ms: None,
             true_first_audio_latency_ms: None,
+            underruns: None,
         };
         let mut r = Report::new(vec![turn(1, 1050.0), turn(2, 9040.0)], &[], None);
         // Input 2 (5000) made no turn; the others end 50 and 40 ms before the VAD saw it.

@@ -391,6 +391,19 @@ pub fn print_summary(r: &Report) {
         p("barge-in stop", &r.barge_in_stop_ms);
     }
     if let Some(n) = r.underruns {
-        println!("output underruns: {n}");
+        let turns: Vec<String> = r
+            .turns
+            .iter()
+            .filter_map(|t| {
+                t.underruns
+                    .filter(|&u| u > 0)
+                    .map(|u| format!("{}: {u}", t.turn))
+            })
+            .collect();
+        if turns.is_empty() {
+            println!("output underruns: {n}");
+        } else {
+            println!("output underruns: {n} (by turn {})", turns.join(", "));
+        }
     }
 }

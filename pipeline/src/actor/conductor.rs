@@ -30,6 +30,8 @@ pub(crate) struct Outbox {
     pub(crate) barge_in_stops: VecDeque<f64>,
     pub(crate) keep: usize,
     pub(crate) state: Option<State>,
+    /// The output's underrun count when the last record was pushed.
+    pub(crate) underruns_recorded: u64,
 }
 
 impl Outbox {
@@ -42,6 +44,7 @@ impl Outbox {
             barge_in_stops: VecDeque::new(),
             keep: keep.max(1),
             state: None,
+            underruns_recorded: 0,
         }
     }
 
@@ -732,9 +735,19 @@ impl Conductor {
             first_audio_latency_ms: m.first_audio_latency(),
             response_latency_ms: m.response_latency(),
             true_first_audio_latency_ms: m.true_first_audio_latency(),
+            underruns: None,
             metrics: m,
         };
-        self.lock_outbox().push_record(rec);
+        let st = &*self.playback;
+        let underruns =
+            (!st.unpaced.load(Ordering::Relaxed)).then(|| st.underruns.load(Ordering::Relaxed));
+        let mut out = self.lock_outbox();
+        let rec = TurnRecord {
+            underruns: underruns.map(|n| n.saturating_sub(out.underruns_recorded)),
+            ..rec
+        };
+        out.underruns_recorded = underruns.unwrap_or(out.underruns_recorded);
+        out.push_record(rec);
     }
 
     fn set_state(&self, run: &mut Run, state: State) {
@@ -800,6 +813,7 @@ mod tests {
             first_audio_latency_ms: None,
             response_latency_ms: None,
             true_first_audio_latency_ms: None,
+            underruns: None,
         }
     }
 

@@ -623,3 +623,32 @@ fn real_voice_over_echo_still_barges_in() {
         "barge-in at {barge} ms, voice plus minimum speech at {voice_start} ms"
     );
 }
+
+/// A reply whose next phrase comes later than the audio ahead of it runs out (a slow model)
+/// leaves the output dry: the underruns are counted, and the report gives them to that turn,
+/// not to the next one, which plays without a gap.
+#[test]
+fn underruns_go_to_the_turn_whose_reply_ran_dry() {
+    let mut h = Harness::new(Setup {
+        finals: vec!["tell me a story", "what time is it"],
+        replies: vec![STORY.to_vec(), vec!["It is noon."]],
+        piece_delay: Duration::from_millis(300),
+        ..Setup::default()
+    });
+    h.silence(100);
+    h.speak(&voice(700, 1));
+    h.until(10_000, has("audio finished 1"));
+    h.silence(300);
+    h.speak(&voice(700, 2));
+    h.until(10_000, has("audio finished 2"));
+    let h = h.finish();
+    let report = h.handle.report();
+    let per_turn: Vec<Option<u64>> = report.turns.iter().map(|t| t.underruns).collect();
+    assert_eq!(per_turn.len(), 2, "{per_turn:?}");
+    let first = per_turn[0].expect("a paced output counts underruns");
+    // Each 300 ms wait for a phrase outlasts the phrase before it ("Once upon a time," is
+    // 170 ms of audio here).
+    assert!(first >= 10, "{per_turn:?}");
+    assert_eq!(per_turn[1], Some(0), "{per_turn:?}");
+    assert_eq!(report.underruns, Some(first), "{per_turn:?}");
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# One long spoken session, as a user who keeps talking: TURNS questions (default 200) from
+# bench/questions.tsv played into ONE `pocket converse --pace realtime` session, the question
+# set taken in order and again in the next voice once it runs out (flite rms, then flite slt,
+# then espeak-ng en-us+f3: voices the product does not speak with). Scores the replies against
+# the keywords and prints first audio from each clip's true end of speech (P50 / P90 / max, turns
+# over 1.5 s) and the output underruns by turn (bench/accuracy.py).
+# Usage: bench/long-session.sh WORKDIR [TURNS] [-- converse options]   (TURNS <= 336)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+WORK=${1:?usage: bench/long-session.sh WORKDIR [TURNS] [-- converse options]}
+TURNS=${2:-200}
+shift $(( $# >= 2 ? 2 : 1 ))
+[ "${1:-}" = "--" ] && shift
+TARGET=${CARGO_TARGET_DIR:-target}
+cargo build --release --quiet -p pocket-cli
+POCKET="${POCKET:-$TARGET/release/pocket}"
+bench/speak-questions.sh "$WORK/clips" >/dev/null
+list="$WORK/long-session.$TURNS.tsv"
+: > "$list"
+for voice in flite-rms flite-slt espeak-en-us+f3; do
+  head -n $(( TURNS - $(wc -l < "$list") )) "$WORK/clips/$voice/list.tsv" >> "$list"
+  [ "$(wc -l < "$list")" -lt "$TURNS" ] || break
+done
+[ "$(wc -l < "$list")" -eq "$TURNS" ] || { echo "at most $(wc -l < "$list") turns: three voices x the question set" >&2; exit 2; }
+inputs=()
+while IFS=$'\t' read -r wav _; do inputs+=(--input "$wav"); done < "$list"
+CORES=(taskset -c 0,1)
+command -v taskset >/dev/null 2>&1 || CORES=()
+report="$WORK/long-session.$TURNS.json"
+"${CORES[@]}" "$POCKET" converse --pace realtime --threads 2 "${inputs[@]}" \
+  --output "$WORK/long-session.$TURNS.wav" --report "$report" --quiet "$@"
+python3 bench/accuracy.py talk "$report" "$list" --json

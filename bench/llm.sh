@@ -7,7 +7,8 @@
 # `pocket llm synth` writes (FORMATS, default "q4_0 q4_1 q5_0 q5_1 q5_k q8_0"; add f16 if you
 # like; q5_k has Q5_1 where rows are not whole 256-element super-blocks: all but ffn_down at
 # this shape, as llama.cpp's quantizer would write it).
-# Also prints the measured memory read bandwidth, decode as a fraction of it (weight bytes
+# Also prints the measured memory read bandwidth (median of a probe before each round and after
+# the last), decode as a fraction of it (weight bytes
 # read per token x tok/s / bandwidth), and the peak RSS of the MNN-shaped Q4_1 model with a
 # 4K context filled.
 #
@@ -35,8 +36,11 @@ done
 MNN="$WORK/mnn-pocket-0.3b-q4_1.gguf"
 [ -f "$MNN" ] || "$POCKET" llm synth --shape mnn-pocket-0.3b --quant q4_1 --seed 1 -o "$MNN"
 OUT="$WORK/results.tsv"; : >"$OUT"
-"$POCKET" llm membw -t "$THREADS" --json | sed 's/^/membw\t/' >>"$OUT"
+# The host's bandwidth moves from minute to minute: probe it before every round and after the
+# last, and divide by the median.
+membw() { "$POCKET" llm membw -t "$THREADS" --json | sed 's/^/membw\t/' >>"$OUT"; }
 for round in $(seq "$ROUNDS"); do
+  membw
   for model in "${MODELS[@]}"; do
     name=$(basename "$model")
     /usr/bin/time -f "%M" -o "$WORK/rss" "$POCKET" llm bench --model "$model" -p "$P" -n "$N" -t "$THREADS" -r 3 --json \
@@ -47,12 +51,13 @@ for round in $(seq "$ROUNDS"); do
     printf '\nllama-rss\t%s\t%s\n' "$name" "$(cat "$WORK/rss")" >>"$OUT"
   done
 done
+membw
 "$POCKET" llm bench --model "$MNN" -p "$P" -n "$N" -t "$THREADS" -r 1 --ctx 4096 --fill-ctx --json \
   | sed "s/^/ours-4k\t$(basename "$MNN")\t/" >>"$OUT"
 python3 - "$OUT" "$THREADS" "$P" "$N" <<'PY'
 import json, sys, collections, statistics
 path, threads, P, N = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
-bw = None
+bws = []
 ours = collections.defaultdict(lambda: collections.defaultdict(list))
 llama = collections.defaultdict(lambda: collections.defaultdict(list))
 rss = collections.defaultdict(lambda: collections.defaultdict(list))
@@ -62,7 +67,7 @@ for line in open(path):
     if not f or not f[0]:
         continue
     if f[0] == "membw":
-        bw = json.loads(f[1])["read_bytes_per_s"]
+        bws.append(json.loads(f[1])["read_bytes_per_s"])
     elif f[0] == "ours":
         j = json.loads(f[2]); ours[f[1]]["pp"].append(j["prefill_tok_s"]); ours[f[1]]["tg"].append(j["decode_tok_s"])
         weights[f[1]] = j["weight_bytes_per_token"]
@@ -74,7 +79,9 @@ for line in open(path):
     elif f[0] == "ours-4k":
         full[f[1]] = json.loads(f[2])
 med = lambda v: statistics.median(v) if v else float("nan")
-print(f"{threads} threads, pp{P} / tg{N}, median of the rounds; memory read bandwidth {bw / 1e9:.1f} GB/s")
+bw = med(bws)
+print(f"{threads} threads, pp{P} / tg{N}, median of the rounds; memory read bandwidth {bw / 1e9:.1f} GB/s "
+      f"(median of {len(bws)} probes, {min(bws) / 1e9:.1f}-{max(bws) / 1e9:.1f})")
 print()
 print("| model | test | llama.cpp tok/s | ours tok/s | ours / llama.cpp | peak RSS llama.cpp | peak RSS ours |")
 print("|---|---|---:|---:|---:|---:|---:|")

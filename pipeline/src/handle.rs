@@ -452,12 +452,11 @@ impl PipelineHandle {
     /// of them (`earlier_turns` says how many ended before those).
     pub fn report(&self) -> LatencyReport {
         let out = self.lock();
-        let paced = !self.playback.unpaced.load(Ordering::Acquire);
         let stops: Vec<f64> = out.barge_in_stops.iter().copied().collect();
         let mut report = LatencyReport::new(
             out.records.iter().cloned().collect(),
             &stops,
-            paced.then(|| self.playback.underruns.load(Ordering::Relaxed)),
+            self.playback.paced_underruns(),
         );
         report.earlier_turns = out.recorded - out.records.len() as u64;
         report

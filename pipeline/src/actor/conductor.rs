@@ -727,6 +727,8 @@ impl Conductor {
     }
 
     fn record(&self, user_text: String, reply_text: String, heard: Option<String>, m: TurnMetrics) {
+        let total = self.playback.paced_underruns();
+        let mut out = self.lock_outbox();
         let rec = TurnRecord {
             turn: 0,
             user_text,
@@ -735,18 +737,10 @@ impl Conductor {
             first_audio_latency_ms: m.first_audio_latency(),
             response_latency_ms: m.response_latency(),
             true_first_audio_latency_ms: m.true_first_audio_latency(),
-            underruns: None,
+            underruns: total.map(|n| n.saturating_sub(out.underruns_recorded)),
             metrics: m,
         };
-        let st = &*self.playback;
-        let underruns =
-            (!st.unpaced.load(Ordering::Relaxed)).then(|| st.underruns.load(Ordering::Relaxed));
-        let mut out = self.lock_outbox();
-        let rec = TurnRecord {
-            underruns: underruns.map(|n| n.saturating_sub(out.underruns_recorded)),
-            ..rec
-        };
-        out.underruns_recorded = underruns.unwrap_or(out.underruns_recorded);
+        out.underruns_recorded = total.unwrap_or(out.underruns_recorded);
         out.push_record(rec);
     }
 

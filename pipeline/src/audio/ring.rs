@@ -71,6 +71,12 @@ pub struct PlaybackState {
 }
 
 impl PlaybackState {
+    /// The underrun count, where it means something: `None` for an output not paced in real
+    /// time.
+    pub fn paced_underruns(&self) -> Option<u64> {
+        (!self.unpaced.load(Ordering::Acquire)).then(|| self.underruns.load(Ordering::Relaxed))
+    }
+
     /// A reply is under way at the output: its audio started and it neither played to its end
     /// nor was cut off (it may be paused by a hold).
     pub fn reply_under_way(&self) -> bool {

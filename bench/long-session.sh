@@ -23,11 +23,5 @@ for voice in flite-rms flite-slt espeak-en-us+f3; do
   [ "$(wc -l < "$list")" -lt "$TURNS" ] || break
 done
 [ "$(wc -l < "$list")" -eq "$TURNS" ] || { echo "at most $(wc -l < "$list") turns: three voices x the question set" >&2; exit 2; }
-inputs=()
-while IFS=$'\t' read -r wav _; do inputs+=(--input "$wav"); done < "$list"
-CORES=(taskset -c 0,1)
-command -v taskset >/dev/null 2>&1 || CORES=()
-report="$WORK/long-session.$TURNS.json"
-"${CORES[@]}" "$POCKET" converse --pace realtime --threads 2 "${inputs[@]}" \
-  --output "$WORK/long-session.$TURNS.wav" --report "$report" --quiet "$@"
-python3 bench/accuracy.py talk "$report" "$list" --json
+. bench/lib/session.sh
+converse_list realtime "$list" "$WORK/long-session.$TURNS" "" "$@"

@@ -15,18 +15,11 @@ TARGET=${CARGO_TARGET_DIR:-target}
 cargo build --release --quiet -p pocket-cli
 POCKET="$TARGET/release/pocket"
 bench/speak-questions.sh "$WORK/clips" >/dev/null
-CORES=(taskset -c 0,1)
-command -v taskset >/dev/null 2>&1 || CORES=()
+. bench/lib/session.sh
 tag=$(printf '%s' "$PACE ${*:-default}" | tr -c 'A-Za-z0-9.:-' '_')
 for dir in "$WORK"/clips/*/; do
   voice=$(basename "$dir")
   # VOICES="flite-rms flite-slt" limits the run to those voices.
   [ -z "${VOICES:-}" ] || [[ " $VOICES " == *" $voice "* ]] || continue
-  inputs=()
-  while IFS=$'\t' read -r wav _; do inputs+=(--input "$wav"); done < "$dir/list.tsv"
-  report="$WORK/$voice.$tag.json"
-  "${CORES[@]}" "$POCKET" converse --pace "$PACE" --threads 2 "${inputs[@]}" \
-    --output "$WORK/$voice.$tag.wav" --report "$report" --quiet "$@"
-  printf '%s %s: ' "$voice" "$tag"
-  python3 bench/accuracy.py talk "$report" "$dir/list.tsv" --json
+  converse_list "$PACE" "$dir/list.tsv" "$WORK/$voice.$tag" "$voice $tag: " "$@"
 done

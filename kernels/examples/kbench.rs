@@ -27,7 +27,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .and_then(|s| s.split_once('x').map(|(r, c)| (r.parse(), c.parse())))
         .and_then(|(r, c)| Some((r.ok()?, c.ok()?)))
     {
-        shapes = [DType::Q4_1, DType::Q8_0, DType::F16]
+        shapes = [DType::Q4_0, DType::Q4_1, DType::Q8_0, DType::F16]
             .into_iter()
             .map(|d| (d, r, c))
             .collect();

@@ -301,48 +301,6 @@ impl ChunkCounter {
     }
 }
 
-/// Hands out `0..n` in shrinking ranges ("guided" scheduling): each claim takes
-/// `remaining / div` items but at least `min`, so the first claims are large (long
-/// sequential runs, few atomic operations) and the last ones small (threads finish
-/// together). Create one per job, share it by reference.
-#[derive(Debug)]
-pub struct GuidedCounter {
-    next: AtomicUsize,
-    n: usize,
-    min: usize,
-    div: usize,
-}
-
-impl GuidedCounter {
-    pub fn new(n: usize, min: usize, div: usize) -> GuidedCounter {
-        GuidedCounter {
-            next: AtomicUsize::new(0),
-            n,
-            min: min.max(1),
-            div: div.max(1),
-        }
-    }
-
-    /// The next unclaimed range, or `None` when all are taken.
-    #[inline]
-    pub fn next(&self) -> Option<std::ops::Range<usize>> {
-        let mut cur = self.next.load(Ordering::Relaxed);
-        loop {
-            if cur >= self.n {
-                return None;
-            }
-            let end = (cur + ((self.n - cur) / self.div).max(self.min)).min(self.n);
-            match self
-                .next
-                .compare_exchange_weak(cur, end, Ordering::Relaxed, Ordering::Relaxed)
-            {
-                Ok(_) => return Some(cur..end),
-                Err(now) => cur = now,
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -409,33 +367,6 @@ mod tests {
         })
         .expect("job");
         assert_eq!(n.load(Ordering::Relaxed), 2);
-    }
-
-    #[test]
-    fn guided_ranges_shrink_and_cover_the_range_exactly_once() {
-        let pool = ThreadPool::new(2).expect("pool");
-        for (n, min, div) in [(1000, 3, 4), (7, 1, 4), (0, 2, 2), (100, 200, 1)] {
-            let seen: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(0)).collect();
-            let counter = GuidedCounter::new(n, min, div);
-            pool.run(|_| {
-                while let Some(r) = counter.next() {
-                    assert!(r.len() >= min.min(n - r.start) && r.len() <= n.div_ceil(div).max(min));
-                    for i in r {
-                        seen[i].fetch_add(1, Ordering::Relaxed);
-                    }
-                }
-            })
-            .expect("job");
-            assert!(
-                seen.iter().all(|s| s.load(Ordering::Relaxed) == 1),
-                "{n} {min} {div}"
-            );
-        }
-        let c = GuidedCounter::new(64, 2, 4);
-        let lens: Vec<usize> = std::iter::from_fn(|| c.next()).map(|r| r.len()).collect();
-        assert_eq!(lens[0], 16);
-        assert!(lens.windows(2).all(|w| w[0] >= w[1]), "{lens:?}");
-        assert_eq!(lens.iter().sum::<usize>(), 64);
     }
 
     #[test]

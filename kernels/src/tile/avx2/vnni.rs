@@ -23,8 +23,10 @@ pub(crate) fn tile_fn(dtype: DType, layout: Layout) -> Option<TileFn> {
         DType::Q4_0 => Some(tile_q4_0x8),
         DType::Q4_1 => Some(tile_q4_1x8),
         DType::Q5_0 => Some(tile_q5_0x8),
+        DType::Q5_1 => Some(tile_q5_1x8),
         DType::Q8_0 => Some(tile_q8_0x8),
         DType::Q4_K => Some(super::vnni_k::tile_q4_kx8),
+        DType::Q5_K => Some(super::vnni_k::tile_q5_kx8),
         DType::Q6_K => Some(super::vnni_k::tile_q6_kx8),
         _ => None,
     }
@@ -34,6 +36,7 @@ const Q4_0: u8 = 0;
 const Q4_1: u8 = 1;
 const Q5_0: u8 = 2;
 const Q8_0: u8 = 3;
+const Q5_1: u8 = 4;
 
 /// C tokens x one 8-row group of a 32-element x8 format `F`: `out[c][0..8]`.
 #[inline]
@@ -44,13 +47,17 @@ unsafe fn q32x8<const C: usize, const F: u8>(
     a: [*const BlockQ8A; C],
     out: [*mut f32; C],
 ) {
-    // Group block bytes, offset of the quants, zero offset of the weights as multiplied.
+    // Group block bytes, offset of the quants, zero offset of the weights as multiplied
+    // (the fifth bits of Q5_0 / Q5_1 sit in the 32 bytes before the quants; the minimum of
+    // Q4_1 / Q5_1 in the 16 bytes after the scales).
     let (bytes, quants, z) = match F {
         Q4_0 => (144, 16, 8),
         Q4_1 => (160, 32, 0),
         Q5_0 => (176, 48, 16),
+        Q5_1 => (192, 64, 0),
         _ => (272, 16, 128),
     };
+    let five = F == Q5_0 || F == Q5_1;
     let mask = _mm256_set1_epi8(0x0F);
     let bit4 = _mm256_set1_epi8(0x10);
     let flip = _mm256_set1_epi8(-128);
@@ -75,9 +82,9 @@ unsafe fn q32x8<const C: usize, const F: u8>(
                     }
                 }
             } else {
-                // Q5_0's fifth bits, as in `x8::qsx8`.
-                let qh = if F == Q5_0 {
-                    _mm256_loadu_si256(blk.add(16).cast())
+                // The fifth bits, as in `x8::qsx8`.
+                let qh = if five {
+                    _mm256_loadu_si256(blk.add(quants - 32).cast())
                 } else {
                     _mm256_setzero_si256()
                 };
@@ -86,7 +93,7 @@ unsafe fn q32x8<const C: usize, const F: u8>(
                     let q = _mm256_loadu_si256(blk.add(quants + 32 * u).cast());
                     let mut lo = _mm256_and_si256(q, mask);
                     let mut hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), mask);
-                    if F == Q5_0 {
+                    if five {
                         lo = _mm256_or_si256(lo, _mm256_and_si256(hlo, bit4));
                         hi = _mm256_or_si256(hi, _mm256_and_si256(hhi, bit4));
                         hlo = _mm256_srli_epi16(hlo, 1);
@@ -107,7 +114,7 @@ unsafe fn q32x8<const C: usize, const F: u8>(
                 };
                 let sf = _mm256_cvtepi32_ps(si);
                 acc[c] = _mm256_fmadd_ps(sf, _mm256_mul_ps(d, _mm256_set1_ps(x[c].d)), acc[c]);
-                if F == Q4_1 {
+                if F == Q4_1 || F == Q5_1 {
                     let m = _mm256_cvtph_ps(_mm_loadu_si128(blk.add(16).cast()));
                     acc[c] = _mm256_fmadd_ps(m, _mm256_set1_ps(x[c].s), acc[c]);
                 }
@@ -148,6 +155,16 @@ entry!(
     32,
     q32x8,
     Q5_0
+);
+entry!(
+    tile_q5_1x8,
+    tile_q5_1x8_vnni,
+    "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni",
+    8,
+    BlockQ8A,
+    32,
+    q32x8,
+    Q5_1
 );
 entry!(
     tile_q8_0x8,

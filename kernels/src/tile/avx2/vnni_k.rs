@@ -1,4 +1,4 @@
-//! AVX-512 VNNI versions of the interleaved Q4_Kx8 and Q6_Kx8 tiles: `x8k`'s loops with the
+//! AVX-512 VNNI versions of the interleaved Q4_Kx8, Q5_Kx8 and Q6_Kx8 tiles: `x8k`'s loops with the
 //! [`Dpbusd`] step. `vpdpbusd` sums each sub-block's products straight into 32-bit lanes
 //! (rows), which meet the rows' scales in one 32-bit multiply. Q6_K's weights stay unsigned
 //! (`q`, not `q - 32`): `32 · Σ_s scale[s] · Σ(activations of sub-block s)` comes off at the
@@ -92,6 +92,17 @@ entry!(
     256,
     kx8,
     false,
+    Dpbusd
+);
+entry!(
+    tile_q5_kx8,
+    tile_q5_kx8_vnni,
+    "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni",
+    4,
+    BlockQ8K,
+    256,
+    kx8,
+    true,
     Dpbusd
 );
 entry!(

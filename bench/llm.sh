@@ -8,9 +8,8 @@
 # like; q5_k has Q5_1 where rows are not whole 256-element super-blocks: all but ffn_down at
 # this shape, as llama.cpp's quantizer would write it).
 # Also prints the measured memory read bandwidth (median of a probe before each round and after
-# the last), decode as a fraction of it (weight bytes
-# read per token x tok/s / bandwidth), and the peak RSS of the MNN-shaped Q4_1 model with a
-# 4K context filled.
+# the last), decode as a fraction of it (weight bytes read per token x tok/s / bandwidth), and
+# the peak RSS of the MNN-shaped Q4_1 model with a 4K context filled.
 #
 #   [FORMATS="q4_0 q8_0"] bench/llm.sh [THREADS] [ROUNDS] [P] [N]
 # Needs: the default assets (`pocket assets fetch`), llama-bench (LLAMA_BIN, default

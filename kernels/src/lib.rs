@@ -47,4 +47,3 @@ pub use error::KernelError;
 pub use isa::Isa;
 pub use matmul::{MAX_JOBS, MatmulJob, MatmulScratch, Weights, matmul, matmul_many};
 pub use pool::{ChunkCounter, ThreadPool};
-pub use region::{RegionCounter, RegionWalk};

@@ -5,15 +5,15 @@
 //! Why: a one-token product is a memory stream, and a stream that breaks costs a full memory
 //! latency plus a cold prefetcher. Claims shared by all threads (this engine's scheme before)
 //! interleave the threads' claims, so each thread's stream breaks at every claim; with
-//! regions, a thread's claims
-//! follow each other in memory until it runs out of work. Balance stays dynamic: a thread that
-//! is descheduled (or never joins) leaves its region to the others, chunk by chunk.
+//! regions, a thread's claims follow each other in memory until it runs out of work. Balance
+//! stays dynamic: a thread that is descheduled (or never joins) leaves its region to the
+//! others, chunk by chunk.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Most regions one counter keeps (more threads share them).
-pub const MAX_REGIONS: usize = 16;
+pub(crate) const MAX_REGIONS: usize = 16;
 
 /// One cursor per cache line, so threads claiming in different regions do not contend.
 #[repr(align(64))]
@@ -22,7 +22,7 @@ struct Cursor(AtomicUsize);
 
 /// Create one per job, share it by reference; each thread keeps its own [`RegionWalk`].
 #[derive(Debug)]
-pub struct RegionCounter {
+pub(crate) struct RegionCounter {
     cursors: [Cursor; MAX_REGIONS],
     ends: [usize; MAX_REGIONS],
     regions: usize,
@@ -33,7 +33,7 @@ pub struct RegionCounter {
 /// A thread's place in a [`RegionCounter`]: the region it claims from now, and how many it
 /// has found empty.
 #[derive(Debug, Clone, Copy)]
-pub struct RegionWalk {
+pub(crate) struct RegionWalk {
     region: usize,
     exhausted: usize,
 }
@@ -42,7 +42,7 @@ impl RegionCounter {
     /// `0..n` cut into `regions` (1..=[`MAX_REGIONS`]) nearly equal contiguous regions. Each
     /// claim takes `1 / div` of what is left of its region, but at least `chunk` items: long
     /// runs first, short ones at the end where threads meet.
-    pub fn new(n: usize, regions: usize, chunk: usize, div: usize) -> RegionCounter {
+    pub(crate) fn new(n: usize, regions: usize, chunk: usize, div: usize) -> RegionCounter {
         let regions = regions.clamp(1, MAX_REGIONS);
         let cursors: [Cursor; MAX_REGIONS] = Default::default();
         let mut ends = [0; MAX_REGIONS];
@@ -60,7 +60,7 @@ impl RegionCounter {
     }
 
     /// Where thread `thread` starts: its own region.
-    pub fn walk(&self, thread: usize) -> RegionWalk {
+    pub(crate) fn walk(&self, thread: usize) -> RegionWalk {
         RegionWalk {
             region: thread % self.regions,
             exhausted: 0,
@@ -70,12 +70,11 @@ impl RegionCounter {
     /// The next unclaimed range for the thread at `walk`: from its current region while that
     /// lasts, then from the next regions in turn; `None` once every region is claimed.
     #[inline]
-    pub fn next(&self, walk: &mut RegionWalk) -> Option<Range<usize>> {
+    pub(crate) fn next(&self, walk: &mut RegionWalk) -> Option<Range<usize>> {
         while walk.exhausted < self.regions {
             let r = walk.region;
             let end = self.ends[r];
-            // Every cursor stops growing once it is past its end, after at most one failed
-            // claim per thread, so it cannot overflow.
+            // A claim never moves a cursor past its region's end.
             let cursor = &self.cursors[r].0;
             let mut cur = cursor.load(Ordering::Relaxed);
             while cur < end {

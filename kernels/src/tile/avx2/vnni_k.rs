@@ -1,5 +1,5 @@
-//! AVX-512 VNNI versions of the interleaved Q4_Kx8, Q5_Kx8 and Q6_Kx8 tiles: `x8k`'s loops with the
-//! [`Dpbusd`] step. `vpdpbusd` sums each sub-block's products straight into 32-bit lanes
+//! AVX-512 VNNI versions of the interleaved Q4_Kx8, Q5_Kx8 and Q6_Kx8 tiles: `x8k`'s loops
+//! with the [`Dpbusd`] step. `vpdpbusd` sums each sub-block's products straight into 32-bit lanes
 //! (rows), which meet the rows' scales in one 32-bit multiply. Q6_K's weights stay unsigned
 //! (`q`, not `q - 32`): `32 · Σ_s scale[s] · Σ(activations of sub-block s)` comes off at the
 //! end, from the activations' exact sub-block sums. Exact integer sums, as GGML's.

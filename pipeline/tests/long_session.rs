@@ -2,16 +2,17 @@
 //! model with its voice policy and history, Piper) at fast pace: every turn asks for a
 //! different word ("Say the word apple."), so a reply that says it provably answers its own
 //! turn, not an earlier one. The context overflows and the window slides more than once; the
-//! cost of a turn stays flat (response latency P90 over turns 150-200 within 1.3x of turns
-//! 1-50, plus a small allowance for timer noise on a shared CI machine). Its own test binary,
-//! so no other test shares the cores while it measures.
+//! cost of a turn stays flat (over turns 150-200 vs turns 1-50: the median response latency,
+//! and the P90 from final transcript to first token, within 1.3x plus a small allowance for
+//! timer noise on a shared CI machine). Its own test binary, so no other test shares the
+//! cores while it measures.
 
 mod common;
 
 use std::time::Duration;
 
 use pocket_pipeline::audio::file::{Pace, TurnOutcome, converse};
-use pocket_pipeline::metrics::Percentiles;
+use pocket_pipeline::metrics::{Percentiles, TurnRecord};
 use pocket_pipeline::soak::{self, FastRig};
 
 fn heard_word(user_text: &str) -> Option<String> {
@@ -80,17 +81,39 @@ fn two_hundred_turns_each_answer_their_own_question_at_flat_cost() {
         "said the word it heard in {said_it}/200 turns"
     );
 
-    let p90 = |range: std::ops::Range<usize>| {
-        let v: Vec<f64> = report.turns[range]
-            .iter()
-            .filter_map(|t| t.response_latency_ms)
-            .collect();
-        Percentiles::of(&v).expect("latencies").p90
-    };
-    let (early, late) = (p90(0..50), p90(150..200));
-    println!("response latency P90: turns 1-50 {early:.0} ms, turns 150-200 {late:.0} ms");
+    // A turn's cost, early vs late. Its median: a history that grows, or a slide that
+    // re-reads the whole window, moves most late turns, so the median moves with it. Not its
+    // P90: over 50 turns that is the fifth-slowest, set by the recognizer's spread (100-415 ms
+    // for the same kind of clip), and it differed by up to 1.46x between windows of one run.
+    // The stage the history feeds (final transcript to first token) is steady enough for its
+    // P90 to be held too.
+    let stat =
+        |range: std::ops::Range<usize>, of: &dyn Fn(&TurnRecord) -> Option<f64>| -> Percentiles {
+            let v: Vec<f64> = report.turns[range].iter().filter_map(of).collect();
+            Percentiles::of(&v).expect("latencies")
+        };
+    let response = |t: &TurnRecord| t.response_latency_ms;
+    let prefill = |t: &TurnRecord| Some(t.metrics.llm_first_token? - t.metrics.asr_final?);
+    let (early, late) = (stat(0..50, &response), stat(150..200, &response));
+    let (early_llm, late_llm) = (stat(0..50, &prefill), stat(150..200, &prefill));
+    println!(
+        "response latency P50 / P90: turns 1-50 {:.0} / {:.0} ms, turns 150-200 {:.0} / {:.0} ms",
+        early.p50, early.p90, late.p50, late.p90
+    );
+    println!(
+        "final transcript to first token P90: turns 1-50 {:.0} ms, turns 150-200 {:.0} ms",
+        early_llm.p90, late_llm.p90
+    );
     assert!(
-        late <= early * 1.3 + 30.0,
-        "turns 150-200 P90 {late:.0} ms vs turns 1-50 {early:.0} ms"
+        late.p50 <= early.p50 * 1.3 + 30.0,
+        "turns 150-200 P50 {:.0} ms vs turns 1-50 {:.0} ms",
+        late.p50,
+        early.p50
+    );
+    assert!(
+        late_llm.p90 <= early_llm.p90 * 1.3 + 30.0,
+        "first token after the transcript, turns 150-200 P90 {:.0} ms vs turns 1-50 {:.0} ms",
+        late_llm.p90,
+        early_llm.p90
     );
 }

@@ -84,7 +84,9 @@ fn two_hundred_turns_each_answer_their_own_question_at_flat_cost() {
     // A turn's cost, early vs late. Its median: a history that grows, or a slide that
     // re-reads the whole window, moves most late turns, so the median moves with it. Not its
     // P90: over 50 turns that is the fifth-slowest, set by the recognizer's spread (100-415 ms
-    // for the same kind of clip), and it differed by up to 1.46x between windows of one run.
+    // for the same kind of clip: at fast pace the final is decoded after the endpoint, not
+    // during the wait as in real time), and it differed by up to 1.46x between the windows of
+    // one run.
     // The stage the history feeds (final transcript to first token) is steady enough for its
     // P90 to be held too.
     let stat =

@@ -60,6 +60,39 @@ pub(super) fn from_file(mut file: GgufFile, opts: LoadOptions) -> Result<Model, 
     })
 }
 
+/// Where `data`, a slice of `file`'s bytes, lies in the file (`0..0` when empty).
+fn file_range(file: &GgufFile, data: &[u8]) -> std::ops::Range<usize> {
+    if data.is_empty() {
+        return 0..0;
+    }
+    let start = data.as_ptr() as usize - file.bytes().as_ptr() as usize;
+    start..start + data.len()
+}
+
+/// Fills `buf` with `file`'s bytes from `start`: with `pread` through `reader` where there is
+/// one (a read error, e.g. a file shrunk meanwhile, is an error, never a fault), else copied
+/// from the mapping.
+fn read_at(
+    file: &GgufFile,
+    reader: Option<&File>,
+    start: usize,
+    buf: &mut [u8],
+) -> Result<(), LlmError> {
+    #[cfg(unix)]
+    if let Some(f) = reader {
+        use std::os::unix::fs::FileExt;
+        return f
+            .read_exact_at(buf, start as u64)
+            .map_err(|source| LlmError::Io {
+                path: file.path().to_path_buf(),
+                source,
+            });
+    }
+    let _ = reader;
+    buf.copy_from_slice(&file.bytes()[start..start + buf.len()]);
+    Ok(())
+}
+
 fn invalid(reason: String) -> LlmError {
     LlmError::InvalidModel { reason }
 }
@@ -118,8 +151,7 @@ impl Binder<'_> {
         let data = self.file.tensor_data(info);
         // Validates the byte count against the shape and format.
         let w = Weights::new(dtype, rows, cols, data)?;
-        let start = data.as_ptr() as usize - self.file.bytes().as_ptr() as usize;
-        let range = start..start + data.len();
+        let range = file_range(self.file, data);
         if self.opts.repack
             && let Some(packed) = self.repacked(&w, range.clone())?
         {
@@ -149,31 +181,22 @@ impl Binder<'_> {
         })
     }
 
-    /// A copy of the file's bytes `range`, read with `pread` where the file can be reopened
-    /// (a read error, e.g. a file shrunk meanwhile, is an error, never a fault), else copied
-    /// from the mapping.
+    /// A copy of the file's bytes `range` in the arena ([`read_at`]).
     fn copied(
         &mut self,
         range: std::ops::Range<usize>,
     ) -> Result<pocket_kernels::repack::PackedBytes, LlmError> {
-        let path = self.file.path().to_path_buf();
+        self.open_reader();
+        let (file, reader) = (self.file, self.reader.as_ref());
+        self.arena
+            .alloc_with(range.len(), |buf| read_at(file, reader, range.start, buf))
+    }
+
+    /// Opens the file for `pread` on first use (stays `None` where it cannot be reopened).
+    fn open_reader(&mut self) {
         if self.reader.is_none() {
-            self.reader = File::open(&path).ok();
+            self.reader = File::open(self.file.path()).ok();
         }
-        let file = self.file;
-        let reader = self.reader.as_ref();
-        self.arena.alloc_with(range.len(), |buf| {
-            #[cfg(unix)]
-            if let Some(f) = reader {
-                use std::os::unix::fs::FileExt;
-                return f
-                    .read_exact_at(buf, range.start as u64)
-                    .map_err(|source| LlmError::Io { path, source });
-            }
-            let _ = reader;
-            buf.copy_from_slice(&file.bytes()[range]);
-            Ok(())
-        })
     }
 
     /// The interleaved copy of `w` if this CPU's kernels want one. Bytes are read with
@@ -190,9 +213,7 @@ impl Binder<'_> {
         #[cfg(unix)]
         {
             use std::os::unix::fs::FileExt;
-            if self.reader.is_none() {
-                self.reader = File::open(self.file.path()).ok();
-            }
+            self.open_reader();
             if let Some(f) = &self.reader {
                 let base = range.start as u64;
                 let packed = pocket_kernels::repack::repack_x8_from_in(
@@ -209,33 +230,20 @@ impl Binder<'_> {
         Ok(w.repacked())
     }
 
-    /// A copy of `data` (a slice of the mapping), read with `pread` where the file can be
-    /// reopened. A model that detaches reads no byte through the mapping: touching even a
+    /// A copy of `data`, a slice of the mapping ([`read_at`]). A model that detaches reads no byte through the mapping: touching even a
     /// few bytes there maps the whole page-cache folio they sit in (up to 2 MB on kernels
     /// with large folios), so reading the ~100 norm vectors through it added ~100 MB of file
     /// pages to peak RSS while loading (MNN-Pocket shape, Q8_0: 442 MB peak, 345 MB after).
     fn read_small(&mut self, data: &[u8]) -> Result<Vec<u8>, LlmError> {
-        if data.is_empty() {
-            return Ok(Vec::new());
-        }
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::FileExt;
-            if self.reader.is_none() {
-                self.reader = File::open(self.file.path()).ok();
-            }
-            if let Some(f) = &self.reader {
-                let start = data.as_ptr() as usize - self.file.bytes().as_ptr() as usize;
-                let mut buf = vec![0u8; data.len()];
-                f.read_exact_at(&mut buf, start as u64)
-                    .map_err(|source| LlmError::Io {
-                        path: self.file.path().to_path_buf(),
-                        source,
-                    })?;
-                return Ok(buf);
-            }
-        }
-        Ok(data.to_vec())
+        self.open_reader();
+        let mut buf = vec![0u8; data.len()];
+        read_at(
+            self.file,
+            self.reader.as_ref(),
+            file_range(self.file, data).start,
+            &mut buf,
+        )?;
+        Ok(buf)
     }
 
     /// A 1-D tensor of `len` float values, widened to f32.

@@ -35,6 +35,8 @@ pub mod ids {
     pub const SMOLLM2_FILE: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
     pub const QWEN25_CODER: &str = "qwen2.5-coder-0.5b-instruct";
     pub const QWEN25_CODER_FILE: &str = "Qwen2.5-Coder-0.5B-Instruct.gguf";
+    pub const QWEN25_CODER_15B: &str = "qwen2.5-coder-1.5b-instruct-q4_k_m";
+    pub const QWEN25_CODER_15B_FILE: &str = "Qwen2.5-Coder-1.5B-Instruct-Q4_K_M.gguf";
     pub const WHISPER_TINY_EN: &str = "whisper-tiny.en";
     pub const WHISPER_BASE: &str = "whisper-base";
     pub const PIPER_JOE: &str = "piper-en_US-joe-medium";

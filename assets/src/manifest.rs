@@ -8,7 +8,7 @@ use std::collections::HashSet;
 pub const BUILTIN_MANIFEST: &str = include_str!("../manifest.toml");
 
 /// Names of the asset sets, in the order `all` expands to.
-pub const SETS: [&str; 3] = ["default", "extra", "test-audio"];
+pub const SETS: [&str; 4] = ["default", "extra", "test-audio", "large"];
 
 /// The whole manifest.
 #[derive(Debug, Clone, Deserialize)]
@@ -197,7 +197,7 @@ impl Manifest {
             .ok_or_else(|| AssetError::UnknownAsset(id.to_string()))
     }
 
-    /// The assets of a set (`default`, `extra`, `test-audio` or `all`), in manifest order.
+    /// The assets of a set (`default`, `extra`, `test-audio`, `large` or `all`), in manifest order.
     pub fn set(&self, set: &str) -> Result<Vec<&Asset>> {
         if set == "all" {
             return Ok(self.assets.iter().collect());

@@ -16,7 +16,7 @@ pub enum AssetsCommand {
 
 #[derive(Args)]
 pub struct FetchArgs {
-    /// Asset set: default, extra, test-audio or all (repeatable).
+    /// Asset set: default, extra, test-audio, large or all (repeatable).
     #[arg(long = "set", default_value = "default")]
     pub sets: Vec<String>,
     /// Fetch single assets by id instead of sets (repeatable).

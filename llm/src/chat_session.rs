@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use crate::LlmError;
 use crate::chat::history::{turns_to_drop, user_turn_starts};
-use crate::chat::{ChatOptions, ChatTemplate, HistoryPolicy, Message, Role};
+use crate::chat::{ChatOptions, ChatTemplate, HistoryPolicy, Message, Role, same_question};
 use crate::generate::{StopReason, TextStream, generate};
 use crate::model::Model;
 use crate::sampler::{Sampler, SamplerConfig};
@@ -40,7 +40,8 @@ pub struct SessionConfig {
     /// Which earlier turns the model sees.
     pub history: HistoryPolicy,
     /// A reply never repeats an n-gram of this many tokens from the reply before it (0: off;
-    /// see [`Sampler::avoid_ngrams_of`](crate::Sampler::avoid_ngrams_of)).
+    /// see [`Sampler::avoid_ngrams_of`](crate::Sampler::avoid_ngrams_of)), unless the user
+    /// asks the same question again ([`same_question`]): that gets the same answer.
     pub avoid_copy_ngram: usize,
 }
 
@@ -109,6 +110,8 @@ pub struct ChatSession {
     /// Where the last reply's tokens start in `transcript` (it ends with that reply, open).
     reply_start: Option<usize>,
     generated: Vec<u32>,
+    /// The user's words of the last reply (whatever the history policy keeps of them).
+    last_question: String,
     /// How to take the last exchange back ([`forget_last_exchange`](Self::forget_last_exchange)).
     undo: Option<Undo>,
 }
@@ -153,6 +156,7 @@ impl ChatSession {
             transcript: Vec::new(),
             reply_start: None,
             generated: Vec::new(),
+            last_question: String::new(),
             undo: None,
         })
     }
@@ -215,6 +219,9 @@ impl ChatSession {
             self.render_transcript(self.history.len());
         }
         self.undo = None;
+        let asked_again = same_question(&self.last_question, user_text);
+        self.last_question.clear();
+        self.last_question.push_str(user_text);
         let dropped = self.make_room(user_text)?;
         self.undo = Some(Undo {
             transcript_len: self.transcript.len(),
@@ -254,9 +261,14 @@ impl ChatSession {
         for &t in &self.tokens[prompt_len - window..] {
             self.sampler.accept(t);
         }
-        // `generated` still holds the previous reply's tokens.
-        self.sampler
-            .avoid_ngrams_of(&self.generated, self.cfg.avoid_copy_ngram);
+        // `generated` still holds the previous reply's tokens. The same question asked again
+        // gets the same answer: the rule against copying stands aside.
+        let avoid_n = if asked_again {
+            0
+        } else {
+            self.cfg.avoid_copy_ngram
+        };
+        self.sampler.avoid_ngrams_of(&self.generated, avoid_n);
         self.stream
             .reset(self.cfg.thinking && self.template.supports_thinking());
         let room = self.session.capacity().saturating_sub(self.session.len());
@@ -339,6 +351,7 @@ impl ChatSession {
     /// Forgets the conversation (the system prompt stays).
     pub fn reset(&mut self) {
         self.undo = None;
+        self.last_question.clear();
         self.history.clear();
         self.session.clear();
         self.sampler.reset();

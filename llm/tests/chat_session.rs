@@ -354,6 +354,38 @@ fn last_zero_asks_every_question_afresh() {
     assert_eq!(chat.history().len(), 2);
 }
 
+/// The rule against copying the previous reply stands aside when the user asks the same
+/// question again (a repeated question deserves the same answer); for another question it holds
+/// (the rule itself: the sampler's tests; which questions are the same: `same_question`'s).
+#[test]
+fn the_same_question_again_gets_the_same_reply_despite_the_copy_rule() {
+    let never = AtomicBool::new(false);
+    let cfg = |avoid_copy_ngram| SessionConfig {
+        history: HistoryPolicy::LastTurns(0),
+        avoid_copy_ngram,
+        ..config(1024)
+    };
+    let ask_twice = |avoid: usize, again: &str| {
+        let mut chat = ChatSession::new(tiny(), cfg(avoid)).expect("chat");
+        let first = chat
+            .reply("How many days are in a week?", &never, &mut go())
+            .expect("reply");
+        let second = chat.reply(again, &never, &mut go()).expect("reply");
+        (first, second)
+    };
+    let (first, again) = ask_twice(4, "Um, how many days are there in a week?");
+    assert!(first.tokens >= 4, "a reply long enough to copy: {first:?}");
+    // No history: the same context, so the same greedy reply, copy rule or not.
+    assert_eq!(again.text, first.text);
+    // The same words as another question (one content word apart) are held to the rule: the
+    // reply the model would give without it is a copy of the first, and it is not allowed.
+    let (first, other) = ask_twice(4, "How many days are in a year?");
+    let (_, free) = ask_twice(0, "How many days are in a year?");
+    if free.text == first.text {
+        assert_ne!(other.text, first.text);
+    }
+}
+
 /// A model loaded from a file never reads it again: the file truncated underneath (as `cp`
 /// over it does first) cannot fault the process, and replies go on.
 #[test]

@@ -2,12 +2,14 @@
 //! formats (system/user/assistant turns,
 //! generation prompt, Qwen3's thinking switch) and a streaming filter that removes
 //! `<think>...</think>` content from generated text, so it is never spoken; the history
-//! policy (which earlier turns the model sees).
+//! policy (which earlier turns the model sees); whether a question repeats the last one.
 
 pub(crate) mod history;
+mod repeat;
 mod template;
 mod think;
 
 pub use history::HistoryPolicy;
+pub use repeat::same_question;
 pub use template::{ChatOptions, ChatTemplate, Message, Role, TurnFormat, strip_think};
 pub use think::ThinkFilter;

@@ -42,7 +42,9 @@ pub struct VoiceChatConfig {
     pub history: HistoryPolicy,
     /// A reply never repeats a 4-token run of the reply before it (0: off): in one ongoing
     /// spoken session SmolLM2 otherwise answered 47 of 112 questions with the start of its
-    /// previous answer ("The answer for this question would depend on the context ...").
+    /// previous answer ("The answer for this question would depend on the context ..."). A
+    /// question asked again is exempt: the rule forced "There are 7 days in a week." to be
+    /// followed by "There are 52 weeks in a year." for the same question.
     pub avoid_copy_ngram: usize,
     /// Compute threads.
     pub threads: usize,

@@ -18,6 +18,7 @@ use crate::actor::mouth::Mouth;
 use crate::actor::pace::SynthPace;
 use crate::actor::text_end::TextEnd;
 use crate::actor::turn_end::SmartEnd;
+use crate::actor::words::WordsJudge;
 use crate::actor::{COMMAND_SOURCE, Command, MicFrame, Report};
 use crate::audio::ring::{PlaybackReader, PlaybackState, playback_ring};
 use crate::chan::{self, Mailbox, Tx};
@@ -230,6 +231,7 @@ impl Pipeline {
             segmenter,
             speaker,
             turn,
+            words_judge,
         } = engines;
         let mut threads = Vec::new();
         // Smart endpointing needs the classifier; without one, the fixed silence rule.
@@ -256,7 +258,21 @@ impl Pipeline {
             }
             _ => None,
         };
-        let text = (config.endpoint.mode == EndpointMode::Semantic).then(|| {
+        let semantic = config.endpoint.mode == EndpointMode::Semantic;
+        // Semantic endpointing with a judge of its own: asked by the conductor, answered to it.
+        let words = match (semantic, words_judge) {
+            (true, Some(chat)) => {
+                let (ask_tx, ask_rx) = chan::bounded(4, &activity);
+                let judge = WordsJudge {
+                    chat,
+                    report: report_tx.clone(),
+                };
+                threads.push(activity.spawn("pocket-words", move || judge.run(ask_rx))?);
+                Some(ask_tx)
+            }
+            _ => None,
+        };
+        let text = semantic.then(|| {
             TextEnd::new(
                 config.endpoint.semantic.clone(),
                 config.endpoint.end_silence,
@@ -327,7 +343,9 @@ impl Pipeline {
             playback: playback.clone(),
             backchannel_hold: config.backchannel_hold,
             speculate: config.speculative_reply,
-            judge_words: config.endpoint.mode == EndpointMode::Semantic,
+            prefill_partials: config.prefill_partials,
+            judge_words: semantic,
+            words,
         };
         threads.push(activity.spawn("pocket-conductor", move || conductor.run(conductor_box))?);
 

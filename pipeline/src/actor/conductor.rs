@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use super::words::WordsAsk;
 use super::{BrainCtl, COMMAND_SOURCE, Cause, Command, EarsCtl, Report, Think, Turn};
 use crate::audio::ring::PlaybackState;
 use crate::backchannel::is_backchannel;
@@ -145,8 +146,12 @@ pub(crate) struct Conductor {
     pub(crate) backchannel_hold: Option<Duration>,
     /// See `PipelineConfig::speculative_reply`.
     pub(crate) speculate: bool,
+    /// See `PipelineConfig::prefill_partials`.
+    pub(crate) prefill_partials: bool,
     /// Semantic endpointing: the model judges the words of each pause for the capture actor.
     pub(crate) judge_words: bool,
+    /// The words judge's asks, when a model of its own judges them (else the chat model does).
+    pub(crate) words: Option<Tx<WordsAsk>>,
 }
 
 /// A reply paused at the user's onset, waiting for the recognizer to tell a backchannel from
@@ -276,6 +281,11 @@ impl Conductor {
                         .is_some_and(|limit| self.clock.now().saturating_sub(h.since) >= limit)
                 {
                     self.interrupt(run, Cause::UserSpeech);
+                } else if self.prefill_partials && run.active.is_none() && run.hold.is_none() {
+                    // The model runs the words so far while the user goes on speaking.
+                    self.brain
+                        .control
+                        .try_send(BrainCtl::Prefill { text, judge: None });
                 }
             }
             // Not an event: the user may still go on. The model starts on the words meanwhile:
@@ -286,9 +296,17 @@ impl Conductor {
                 pause,
                 last_word_p,
             } => {
-                let pause = pause.filter(|_| self.judge_words);
+                let mut pause = pause.filter(|_| self.judge_words);
                 if let Some(id) = pause {
                     run.judging = Some((id, last_word_p));
+                    if let Some(words) = &self.words {
+                        // Judged beside the model, which then only starts on the reply.
+                        words.try_send(WordsAsk {
+                            pause: id,
+                            text: text.clone(),
+                        });
+                        pause = None;
+                    }
                 }
                 if self.may_speculate(run) {
                     if run.active.as_ref().is_none_or(|a| a.user_text != text) {

@@ -18,6 +18,7 @@ pub(crate) mod mouth;
 pub(crate) mod pace;
 pub(crate) mod text_end;
 pub(crate) mod turn_end;
+pub(crate) mod words;
 
 /// A reply's identity and its cancel flag (set on barge-in; engines poll it).
 #[derive(Debug, Clone)]

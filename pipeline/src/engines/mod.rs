@@ -159,9 +159,14 @@ pub struct Engines {
     pub speaker: Box<dyn Speaker>,
     /// The end-of-turn classifier; `None`: turns end after a fixed silence.
     pub turn: Option<Box<dyn TurnClassifier>>,
+    /// A smaller model that judges the user's words at each pause (semantic endpointing) on
+    /// its own thread, in place of `chat`; `None`: `chat` judges them itself, in line with
+    /// its replies.
+    pub words_judge: Option<Box<dyn ChatEngine>>,
 }
 
 pub mod asr;
+pub mod choice;
 pub mod default;
 pub mod energy;
 pub mod llm;

@@ -118,6 +118,7 @@ pub(super) fn mock_engines(finals: &[&str], replies: Vec<Vec<&'static str>>) -> 
             fail_on: None,
         }),
         turn: None,
+        words_judge: None,
     }
 }
 

@@ -46,6 +46,7 @@ fn converse_fast_writes_replies_and_a_complete_report() {
             fail_on: None,
         }),
         turn: None,
+        words_judge: None,
     };
     let config = PipelineConfig {
         output_rate: 24_000,

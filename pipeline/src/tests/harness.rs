@@ -47,6 +47,8 @@ pub(crate) struct Setup {
     pub(crate) chat: Option<Box<dyn ChatEngine>>,
     /// An end-of-turn classifier (smart endpointing when the config asks for it).
     pub(crate) turn: Option<Box<dyn TurnClassifier>>,
+    /// A model of its own that judges the words at pauses (semantic endpointing).
+    pub(crate) words_judge: Option<Box<dyn ChatEngine>>,
 }
 
 impl Default for Setup {
@@ -57,6 +59,8 @@ impl Default for Setup {
             first_audio_gate: None,
             monitor_period: TICK,
             partial_interval: Some(Duration::from_millis(500)),
+            // The scenarios list the chat's calls; the partials' prefill has its own test.
+            prefill_partials: false,
             ..PipelineConfig::default()
         };
         config.endpoint.min_speech = Duration::from_millis(200);
@@ -77,6 +81,7 @@ impl Default for Setup {
             tts_fails_on: None,
             chat: None,
             turn: None,
+            words_judge: None,
         }
     }
 }
@@ -144,6 +149,7 @@ impl Harness {
                 fail_on: setup.tts_fails_on,
             }),
             turn: setup.turn,
+            words_judge: setup.words_judge,
         };
         let (pipeline, ports) =
             Pipeline::start_with(engines, setup.config, clock, activity).expect("pipeline starts");

@@ -51,6 +51,7 @@ fn jfk_through_the_ears_gives_the_transcript() {
             fail_on: None,
         }),
         turn: None,
+        words_judge: None,
     };
     let config = PipelineConfig {
         echo_cancel: false,

@@ -5,13 +5,21 @@
 //! unfinished end the turn only at the fallback, and so do words whose last one the
 //! recognizer doubts; without a judgement the fixed rule decides.
 
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::harness::{Harness, Setup};
+use super::mocks::{ChatLog, MockChat};
 use super::scenarios::{has, voice};
+use crate::clock::Clock;
 use crate::config::{EndpointMode, SemanticEndpoint};
 
 fn semantic(finals: Vec<&'static str>, pause_texts: Vec<&'static str>) -> Harness {
+    Harness::new(semantic_setup(finals, pause_texts))
+}
+
+fn semantic_setup(finals: Vec<&'static str>, pause_texts: Vec<&'static str>) -> Setup {
     let mut setup = Setup {
         finals,
         pause_texts,
@@ -25,7 +33,7 @@ fn semantic(finals: Vec<&'static str>, pause_texts: Vec<&'static str>) -> Harnes
         decide_after: Duration::from_millis(150),
         fallback: Duration::from_millis(1000),
     };
-    Harness::new(setup)
+    setup
 }
 
 /// Speech 100..800 ms, a 700 ms pause, speech 1500..1900 ms; runs until the reply played.
@@ -89,6 +97,45 @@ fn a_sentence_paused_at_of_is_one_turn() {
     assert_eq!(
         replies.last().map(|s| s.as_str()),
         Some("reply to \"what is the capital of france\": \"Paris.\" (Complete)"),
+        "{calls:?}"
+    );
+    h.finish();
+}
+
+/// A model of its own judges the words (a small one beside a large answering model): the same
+/// turn-taking, and the answering model is never asked, so its verdicts never wait behind it.
+#[test]
+fn a_judge_of_its_own_decides_and_the_answering_model_only_replies() {
+    let judged: ChatLog = Arc::new(Mutex::new(Vec::new()));
+    let mut setup = semantic_setup(
+        vec!["what is the capital of france"],
+        vec!["what is the capital of", "what is the capital of france"],
+    );
+    setup.words_judge = Some(Box::new(MockChat {
+        replies: VecDeque::new(),
+        piece_delay: Duration::ZERO,
+        clock: Clock::real(),
+        log: judged.clone(),
+        last: None,
+    }));
+    let mut h = Harness::new(setup);
+    speak_paused_sentence(&mut h);
+    assert_eq!(count(&h, "final"), 1);
+    assert_eq!(count(&h, "still listening"), 1);
+    assert_eq!(h.time_of("speech stopped"), Some(2050));
+    let judged = judged.lock().expect("log").clone();
+    assert_eq!(
+        judged,
+        [
+            "judge \"what is the capital of\": 0",
+            "judge \"what is the capital of france\": 0.9"
+        ],
+    );
+    let calls = h.chat_calls();
+    assert!(!calls.iter().any(|c| c.starts_with("judge")), "{calls:?}");
+    assert_eq!(
+        calls.iter().filter(|c| c.starts_with("reply")).last(),
+        Some(&"reply to \"what is the capital of france\": \"Paris.\" (Complete)".to_string()),
         "{calls:?}"
     );
     h.finish();

@@ -187,6 +187,11 @@ pub struct PipelineConfig {
     /// unheard and leaves the conversation as it was. `false`: the model only pre-runs the
     /// early words (prefill) and the reply starts at the endpoint.
     pub speculative_reply: bool,
+    /// Run each partial transcript through the model while the user still speaks (a prefill:
+    /// nothing joins the history), so at the pause only the words since the last partial are
+    /// left to run. It matters for a large model, whose prefill of a whole question takes a
+    /// noticeable part of the wait; the next partial or final reuses the common prefix.
+    pub prefill_partials: bool,
     /// Turn records kept for `PipelineHandle::report` and `records_since`: the newest this
     /// many (a record is ~0.5 KB; a session left running for days must not grow). A finite
     /// run whose report lists every turn (`pocket converse`) sets `usize::MAX`.
@@ -206,6 +211,7 @@ impl Default for PipelineConfig {
             output_timeout: Duration::from_millis(2000),
             backchannel_hold: Some(Duration::from_millis(1500)),
             speculative_reply: true,
+            prefill_partials: true,
             kept_records: 500,
         }
     }

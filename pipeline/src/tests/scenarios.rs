@@ -172,6 +172,33 @@ fn without_speculation_an_early_final_prefills_the_model_before_the_endpoint() {
 }
 
 #[test]
+fn partials_run_through_the_model_while_the_user_speaks() {
+    let mut setup = Setup {
+        finals: vec!["what time is it"],
+        replies: vec![vec!["It is", " noon."]],
+        ..Setup::default()
+    };
+    setup.config.prefill_partials = true;
+    let mut h = Harness::new(setup);
+    h.silence(100);
+    h.speak(&voice(1300, 1));
+    h.until(5000, has("audio finished"));
+    let h = h.finish();
+    let events = h.short();
+    let partials: Vec<&String> = events.iter().filter(|e| e.starts_with("partial")).collect();
+    assert!(!partials.is_empty(), "{events:?}");
+    let calls = h.chat_calls();
+    // Each partial's words were run ahead, then the reply to the final.
+    let prefills = calls.iter().filter(|c| c.starts_with("prefill")).count();
+    assert_eq!(prefills, partials.len(), "{calls:?} / {partials:?}");
+    assert!(calls[0].starts_with("prefill"), "{calls:?}");
+    assert_eq!(
+        calls.last().map(String::as_str),
+        Some("reply to \"what time is it\": \"It is noon.\" (Complete)")
+    );
+}
+
+#[test]
 fn barge_in_while_thinking() {
     let mut h = Harness::new(Setup {
         finals: vec!["tell me a story", "no wait, what time is it"],

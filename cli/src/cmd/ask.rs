@@ -31,7 +31,7 @@ pub struct AskArgs {
 
 pub fn run(args: AskArgs) -> Result<()> {
     let store = Store::open_default()?;
-    let opts = args.chat.engine_options(args.threads, false);
+    let opts = args.chat.engine_options(&store, args.threads, false);
     let path = model_file(&store, &opts.model)?;
     let mut chat = LlmChat::load_with(
         &path,

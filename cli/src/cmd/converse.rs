@@ -8,6 +8,7 @@ use pocket_assets::Store;
 use pocket_llm::chat::HistoryPolicy;
 use pocket_pipeline::audio::file::{ClipTurn, FileSink, Pace, TurnOutcome, converse_timed};
 use pocket_pipeline::audio::wav;
+use pocket_pipeline::engines::choice::default_model;
 use pocket_pipeline::engines::default::{EngineOptions, load_default};
 use pocket_pipeline::{Event, Pipeline, PipelineConfig, Report, Stamped};
 use std::io::Write;
@@ -140,15 +141,22 @@ impl EndpointChoice {
     pub fn wants_classifier(&self) -> bool {
         self.mode == pocket_pipeline::EndpointMode::Smart
     }
+
+    /// Whether this mode judges the words (a small model may then do it beside a large one).
+    pub fn judges_words(&self) -> bool {
+        self.mode == pocket_pipeline::EndpointMode::Semantic
+    }
 }
 
 /// The chat model and its history policy, shared by `converse`, `talk` and `demo`.
 #[derive(Args, Clone, Debug)]
 pub struct ChatChoice {
-    /// The language model: an asset id (smollm2-135m-instruct-q4_1, qwen2.5-coder-0.5b-instruct)
-    /// or the path of a GGUF file (llama, qwen2 or qwen3).
-    #[arg(long, default_value = pocket_assets::ids::SMOLLM2)]
-    pub model: String,
+    /// The language model: an asset id (smollm2-135m-instruct-q4_1, qwen2.5-coder-0.5b-instruct,
+    /// qwen2.5-coder-1.5b-instruct-q4_k_m) or the path of a GGUF file (llama, qwen2 or qwen3).
+    /// Default: the 1.5B where the machine has the memory and its file is installed, else
+    /// SmolLM2 (docs/PERFORMANCE.md, "Which model answers").
+    #[arg(long)]
+    pub model: Option<String>,
     /// Which earlier turns the model sees: all (that fit), last:N exchanges, tokens:N.
     #[arg(long)]
     pub history: Option<HistoryPolicy>,
@@ -171,12 +179,25 @@ pub struct ChatChoice {
 }
 
 impl ChatChoice {
+    /// The model asked for, or the device's default (saying so when the rule's choice is not
+    /// installed).
+    pub fn model_id(&self, store: &Store) -> String {
+        if let Some(m) = &self.model {
+            return m.clone();
+        }
+        let choice = default_model(store);
+        if let Some(note) = choice.note {
+            eprintln!("note: {note}");
+        }
+        choice.model.to_string()
+    }
+
     /// Engine options for this choice (the rest default).
-    pub fn engine_options(&self, threads: usize, realtime: bool) -> EngineOptions {
+    pub fn engine_options(&self, store: &Store, threads: usize, realtime: bool) -> EngineOptions {
         let mut opts = EngineOptions {
             threads,
             realtime,
-            model: self.model.clone(),
+            model: self.model_id(store),
             asr_search: pocket_asr::Search {
                 beam: self.asr_beam,
                 greedy_min_p: self.asr_beam_below,
@@ -221,8 +242,9 @@ pub fn run_with(store: &Store, args: &ConverseArgs) -> Result<Report> {
         .collect::<Result<Vec<_>>>()?;
     let mut opts = args
         .chat
-        .engine_options(args.threads, pace == Pace::Realtime);
+        .engine_options(store, args.threads, pace == Pace::Realtime);
     opts.turn_classifier = args.endpoint.wants_classifier();
+    opts.words_judge = args.endpoint.judges_words();
     let loaded = load_default(store, &opts)?;
     for w in &loaded.warnings {
         eprintln!("note: {w}");

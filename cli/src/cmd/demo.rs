@@ -1,4 +1,5 @@
-//! `pocket demo`: the README's main command. Fetches the default models, speaks a few real
+//! `pocket demo`: the README's main command. Fetches the default models (the large answering
+//! model too where the machine runs it by default), speaks a few real
 //! questions with the built-in voice (not the assistant's Piper voice), and holds a spoken
 //! conversation on them through the whole voice loop with the product's default settings,
 //! printing what was heard, the streamed reply and the latency table.
@@ -10,6 +11,7 @@ use std::sync::atomic::AtomicBool;
 use anyhow::{Context, Result};
 use clap::Args;
 use pocket_assets::Store;
+use pocket_pipeline::engines::choice::wants_large_model;
 use pocket_tts::{FallbackVoice, Voice};
 
 use super::converse::{ChatChoice, ConverseArgs, EndpointChoice, PaceArg, print_summary, run_with};
@@ -42,10 +44,16 @@ pub struct DemoArgs {
 
 pub fn run(args: DemoArgs) -> Result<()> {
     let store = Store::open_default()?;
+    // The default models, and the large answering model where this machine runs it by
+    // default (pocket_pipeline::engines::choice): the demo shows what a user gets.
+    let mut sets = vec!["default".to_string()];
+    if args.chat.model.is_none() && wants_large_model() {
+        sets.push("large".into());
+    }
     super::assets::fetch(
         &store,
         &super::assets::FetchArgs {
-            sets: vec!["default".into()],
+            sets,
             ids: vec![],
             quiet: true,
         },

@@ -30,8 +30,9 @@ pub struct TalkArgs {
 
 pub fn run(args: TalkArgs) -> Result<()> {
     let store = Store::open_default()?;
-    let mut opts = args.chat.engine_options(args.threads, true);
+    let mut opts = args.chat.engine_options(&store, args.threads, true);
     opts.turn_classifier = args.endpoint.wants_classifier();
+    opts.words_judge = args.endpoint.judges_words();
     let loaded = load_default(&store, &opts)?;
     for w in &loaded.warnings {
         eprintln!("note: {w}");

@@ -14,10 +14,15 @@ use super::turn::SmartTurnClassifier;
 use crate::PipelineError;
 
 /// The chat models `load_default` knows: asset id and GGUF file name.
-pub const LANGUAGE_MODELS: [(&str, &str); 2] = [
+pub const LANGUAGE_MODELS: [(&str, &str); 3] = [
     (ids::SMOLLM2, ids::SMOLLM2_FILE),
     (ids::QWEN25_CODER, ids::QWEN25_CODER_FILE),
+    (ids::QWEN25_CODER_15B, ids::QWEN25_CODER_15B_FILE),
 ];
+
+/// The model that judges the user's words (semantic endpointing) beside a larger answering
+/// model: SmolLM2-135M on one thread.
+pub const WORDS_JUDGE_MODEL: &str = ids::SMOLLM2;
 
 /// The Silero VAD weights in the `silero-vad` asset.
 const SILERO_VAD_FILE: &str = "silero_vad_16k.safetensors";
@@ -42,6 +47,10 @@ pub struct EngineOptions {
     pub chat: VoiceChatConfig,
     /// Load the end-of-turn classifier (for `EndpointMode::Smart`).
     pub turn_classifier: bool,
+    /// When the chat model is not [`WORDS_JUDGE_MODEL`], load that one too, to judge the
+    /// user's words at each pause (semantic endpointing) on a thread of its own, so the
+    /// verdict never waits on the larger model. Without its file the chat model judges.
+    pub words_judge: bool,
     /// How the recognizer searches for final transcripts (beam width, and below which greedy
     /// confidence the beam runs).
     pub asr_search: pocket_asr::Search,
@@ -56,6 +65,7 @@ impl Default for EngineOptions {
             fallback_voice: false,
             chat: VoiceChatConfig::default(),
             turn_classifier: true,
+            words_judge: true,
             asr_search: pocket_asr::RecognizerConfig::default().final_search(),
         }
     }
@@ -94,6 +104,8 @@ pub struct LoadedEngines {
     pub vad: &'static str,
     /// The end-of-turn classifier loaded (smart endpointing is possible).
     pub turn_classifier: bool,
+    /// The model judging the user's words on its own thread, if one was loaded.
+    pub words_judge: Option<String>,
     /// What fell back and why (no Silero weights, no Piper voice), for the user to see.
     pub warnings: Vec<String>,
 }
@@ -140,6 +152,14 @@ pub fn load_default(store: &Store, opts: &EngineOptions) -> Result<LoadedEngines
     )
     .map_err(|e| engine("language model", e))?;
 
+    let words_judge = if opts.words_judge && opts.model != WORDS_JUDGE_MODEL {
+        load_words_judge(store, &opts.chat)
+            .map_err(|e| warnings.push(format!("the chat model judges the ends of turns: {e}")))
+            .ok()
+    } else {
+        None
+    };
+
     let voice: Box<dyn pocket_tts::Voice> = if opts.fallback_voice {
         Box::new(pocket_tts::FallbackVoice::new())
     } else {
@@ -169,6 +189,7 @@ pub fn load_default(store: &Store, opts: &EngineOptions) -> Result<LoadedEngines
     };
     Ok(LoadedEngines {
         turn_classifier: turn.is_some(),
+        words_judge: words_judge.as_ref().map(|_| WORDS_JUDGE_MODEL.to_string()),
         voice_rate: voice.sample_rate(),
         voice: voice.name().to_string(),
         model: opts.model.clone(),
@@ -181,6 +202,22 @@ pub fn load_default(store: &Store, opts: &EngineOptions) -> Result<LoadedEngines
             segmenter: Box::new(ReplySegmenter::default()),
             speaker: Box::new(VoiceSpeaker(voice)),
             turn,
+            words_judge: words_judge.map(|j| Box::new(j) as Box<dyn super::ChatEngine>),
         },
     })
+}
+
+/// The words judge: [`WORDS_JUDGE_MODEL`] with the voice chat's system prompt, on one thread
+/// (it runs beside the answering model's reply made ahead), never replying.
+fn load_words_judge(store: &Store, chat: &VoiceChatConfig) -> Result<LlmChat, PipelineError> {
+    let gguf = model_file(store, WORDS_JUDGE_MODEL)?;
+    LlmChat::load_with(
+        &gguf,
+        VoiceChatConfig {
+            threads: 1,
+            context: 512,
+            ..chat.clone()
+        },
+    )
+    .map_err(|e| PipelineError::Engine(format!("end-of-turn model: {e}")))
 }

@@ -138,15 +138,18 @@ fn make_factory(args: &RunArgs, jobs: usize) -> Result<Factory> {
         PaceArg::Realtime => Pace::Realtime,
         PaceArg::Fast => Pace::Fast,
     };
-    let mut opts = args.chat.engine_options(threads, pace == Pace::Realtime);
+    let store = Store::open_default()?;
+    let mut opts = args
+        .chat
+        .engine_options(&store, threads, pace == Pace::Realtime);
     opts.chat.sampler.seed = args.seed;
     opts.turn_classifier = args.endpoint.wants_classifier();
+    opts.words_judge = args.endpoint.judges_words();
     match args.modality {
         Modality::Text => {
             if args.save_audio {
                 eprintln!("note: --save-audio has no effect in text modality");
             }
-            let store = Store::open_default()?;
             let path = model_file(&store, &opts.model)?;
             let model = pocket_llm::Model::load(&path)
                 .with_context(|| format!("loading {}", path.display()))?;

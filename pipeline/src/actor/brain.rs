@@ -222,6 +222,9 @@ impl Brain {
                         turn: id,
                         at: clock.now(),
                     });
+                    if first_audio_gate.is_some() {
+                        pace.expect_synthesis(id.0);
+                    }
                 }
                 mouth.send(Speak::Segment {
                     turn: turn.clone(),

@@ -40,6 +40,15 @@ impl SynthPace {
         self.busy_turn.store(turn.unwrap_or(0), Ordering::Release);
     }
 
+    /// The model has just handed `turn`'s first segment to synthesis: counts as synthesizing
+    /// from now (unless the output is down, when nothing is synthesized), so the model yields
+    /// at once instead of decoding on until the synthesis thread has woken up and said so.
+    pub(crate) fn expect_synthesis(&self, turn: u64) {
+        if !self.playback.output_down.load(Ordering::Acquire) {
+            self.set_busy(Some(turn));
+        }
+    }
+
     /// Marks `turn`'s first chunk; true if this was it.
     pub(crate) fn mark_first_chunk(&self, turn: u64) -> bool {
         self.first_chunk_turn.swap(turn, Ordering::AcqRel) != turn
@@ -93,5 +102,18 @@ mod tests {
         assert!(!pace.starved(3, low));
         assert!(pace.mark_first_chunk(3));
         assert!(!pace.mark_first_chunk(3));
+    }
+
+    #[test]
+    fn a_first_segment_handed_over_counts_as_synthesis_unless_the_output_is_down() {
+        let state = Arc::new(PlaybackState::default());
+        let pace = SynthPace::new(1000, state.clone());
+        let low = Duration::from_millis(500);
+        pace.expect_synthesis(5);
+        assert!(pace.starved(5, low));
+        pace.set_busy(None);
+        state.output_down.store(true, Ordering::Release);
+        pace.expect_synthesis(6);
+        assert!(!pace.starved(6, low), "nothing is synthesized while the output is down");
     }
 }

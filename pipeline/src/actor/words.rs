@@ -23,6 +23,7 @@ pub(crate) struct WordsJudge {
 
 impl WordsJudge {
     pub(crate) fn run(mut self, inbox: Rx<WordsAsk>) {
+        yield_to_the_reply();
         let mut failed_once = false;
         let mut fail = |report: &Tx<Report>, e: crate::engines::EngineError| {
             // The fixed silence still ends turns: say so once, not at every pause.
@@ -57,3 +58,23 @@ impl WordsJudge {
         }
     }
 }
+
+/// Lowers this thread's scheduling priority (Linux and Android: a thread's own nice value). The
+/// judge runs in the very moments the reply made ahead is written and spoken, and that reply is
+/// what the user waits for: its verdict is due only at the decision silence (150 ms), usually
+/// well before the reply's first audio, so it takes the CPU the reply leaves.
+fn yield_to_the_reply() {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        // SAFETY: gettid and setpriority take plain integers and touch no memory of ours.
+        unsafe {
+            let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+            // Best effort: a system that refuses leaves the thread at normal priority.
+            let _ = libc::setpriority(libc::PRIO_PROCESS, tid, JUDGE_NICE);
+        }
+    }
+}
+
+/// The judge thread's nice value (0 is normal, 19 the lowest).
+#[cfg(any(target_os = "linux", target_os = "android"))]
+const JUDGE_NICE: libc::c_int = 10;

@@ -114,6 +114,9 @@ mod tests {
         pace.set_busy(None);
         state.output_down.store(true, Ordering::Release);
         pace.expect_synthesis(6);
-        assert!(!pace.starved(6, low), "nothing is synthesized while the output is down");
+        assert!(
+            !pace.starved(6, low),
+            "nothing is synthesized while the output is down"
+        );
     }
 }

@@ -134,7 +134,7 @@ fn a_judge_of_its_own_decides_and_the_answering_model_only_replies() {
     let calls = h.chat_calls();
     assert!(!calls.iter().any(|c| c.starts_with("judge")), "{calls:?}");
     assert_eq!(
-        calls.iter().filter(|c| c.starts_with("reply")).last(),
+        calls.iter().rfind(|c| c.starts_with("reply")),
         Some(&"reply to \"what is the capital of france\": \"Paris.\" (Complete)".to_string()),
         "{calls:?}"
     );

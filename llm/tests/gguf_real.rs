@@ -144,3 +144,53 @@ fn truncated_real_header_is_an_error() {
         assert!(matches!(r, Err(LlmError::Gguf { .. })), "cut at {cut}");
     }
 }
+
+/// An untied token embedding stays in the file (a row is read per token, not copied at load:
+/// 144 MB of Qwen2.5-Coder-0.5B, 131 MB of the 1.5B): its rows read right, and a file shrunk
+/// under the loaded model gives an error naming it, never a fault.
+#[test]
+fn an_untied_embedding_is_read_from_the_file_and_a_shrunk_file_is_an_error() {
+    use pocket_llm::{Model, Session, SessionOptions};
+    let store = Store::open_default().expect("asset store");
+    let src = store
+        .require_file(ids::QWEN25_CODER, ids::QWEN25_CODER_FILE)
+        .expect("model installed (pocket assets fetch --set extra)");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("model.gguf");
+    std::fs::copy(&src, &path).expect("copy");
+    let model = Model::load(&path).expect("loads");
+    assert!(!model.tied_embeddings());
+    let opts = SessionOptions {
+        context: 64,
+        threads: 2,
+        batch: 16,
+    };
+    let mut session = Session::new(model.clone(), opts).expect("session");
+    let hello = model.tokenizer().encode("Hello", false);
+    let logits = session.prefill(&hello).expect("prefill").to_vec();
+    assert!(logits.iter().all(|l| l.is_finite()));
+    // The same words give the same logits as a model that copied everything (no detach).
+    let copied = Model::load_with(
+        &src,
+        pocket_llm::LoadOptions {
+            detach: false,
+            ..Default::default()
+        },
+    )
+    .expect("loads");
+    let mut other = Session::new(copied, opts).expect("session");
+    assert_eq!(other.prefill(&hello).expect("prefill"), &logits[..]);
+    // Shrunk to its first MB (as `cp` over it does first): the next token's row is gone.
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .and_then(|f| f.set_len(1 << 20))
+        .expect("truncate");
+    let err = session
+        .prefill(&model.tokenizer().encode(" world", false))
+        .expect_err("a row past the end");
+    assert!(
+        matches!(err, LlmError::Io { ref path, .. } if path.ends_with("model.gguf")),
+        "{err}"
+    );
+}

@@ -30,8 +30,12 @@ pub(super) fn from_file(mut file: GgufFile, opts: LoadOptions) -> Result<Model, 
         packed: Vec::new(),
     };
     let (d, v) = (config.d_model, config.vocab_size);
-    let token_embd = b.mat("token_embd.weight", v, d)?;
     let tied = file.tensor("output.weight").is_none();
+    let token_embd = if tied {
+        b.mat("token_embd.weight", v, d)?
+    } else {
+        b.lookup_table("token_embd.weight", v, d)?
+    };
     let output = if tied {
         token_embd.clone()
     } else {
@@ -43,6 +47,9 @@ pub(super) fn from_file(mut file: GgufFile, opts: LoadOptions) -> Result<Model, 
         layers.push(b.layer(&config, i)?);
     }
     let packed = b.packed;
+    let rows_reader = matches!(token_embd.src, Src::Rows(_))
+        .then(|| b.reader.take())
+        .flatten();
     if b.detach {
         // Every matrix is in memory now: the model never reads the file again.
         file.detach();
@@ -56,8 +63,36 @@ pub(super) fn from_file(mut file: GgufFile, opts: LoadOptions) -> Result<Model, 
         output_norm,
         layers,
         packed,
+        rows_reader,
         tied,
     })
+}
+
+/// Reads `buf.len()` bytes of the model file at `start` through `reader` (`path` names it in
+/// the error: a file shrunk or unreadable since the load is an error, never a fault).
+pub(super) fn read_row(
+    reader: &File,
+    path: &std::path::Path,
+    start: usize,
+    buf: &mut [u8],
+) -> Result<(), LlmError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileExt;
+        reader
+            .read_exact_at(buf, start as u64)
+            .map_err(|source| LlmError::Io {
+                path: path.to_path_buf(),
+                source,
+            })
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (reader, start, buf);
+        Err(LlmError::InvalidModel {
+            reason: format!("{}: rows cannot be read on this platform", path.display()),
+        })
+    }
 }
 
 /// Where `data`, a slice of `file`'s bytes, lies in the file (`0..0` when empty).
@@ -109,7 +144,7 @@ struct Binder<'f> {
     packed: Vec<pocket_kernels::repack::PackedBytes>,
 }
 
-impl Binder<'_> {
+impl<'f> Binder<'f> {
     fn layer(&mut self, c: &ModelConfig, i: usize) -> Result<Layer, LlmError> {
         let n = |s: &str| format!("blk.{i}.{s}");
         let (d, q, kv, f, hd) = (c.d_model, c.q_dim(), c.kv_dim(), c.ffn_dim, c.head_dim);
@@ -135,20 +170,7 @@ impl Binder<'_> {
 
     /// A 2-D matrix of `rows` outputs x `cols` inputs (GGUF dims `[cols, rows]`).
     fn mat(&mut self, name: &str, rows: usize, cols: usize) -> Result<Mat, LlmError> {
-        let info = self.file.require_tensor(name)?;
-        let dims = info.dims();
-        if dims.len() != 2 || dims[0] != cols as u64 || dims[1] != rows as u64 {
-            return Err(invalid(format!(
-                "{name} has shape {dims:?}, expected [{cols}, {rows}]"
-            )));
-        }
-        let dtype = DType::from_ggml_id(info.ggml_type().id()).ok_or_else(|| {
-            invalid(format!(
-                "{name} is {}, which this engine cannot compute with",
-                info.ggml_type().name()
-            ))
-        })?;
-        let data = self.file.tensor_data(info);
+        let (dtype, data) = self.matrix_bytes(name, rows, cols)?;
         // Validates the byte count against the shape and format.
         let w = Weights::new(dtype, rows, cols, data)?;
         let range = file_range(self.file, data);
@@ -178,6 +200,56 @@ impl Binder<'_> {
             rows,
             cols,
             src: Src::File(range),
+        })
+    }
+
+    /// Tensor `name`'s format and bytes, checked to be a `rows` x `cols` matrix (GGUF dims
+    /// `[cols, rows]`) in a format the kernels compute with.
+    fn matrix_bytes(
+        &self,
+        name: &str,
+        rows: usize,
+        cols: usize,
+    ) -> Result<(DType, &'f [u8]), LlmError> {
+        let info = self.file.require_tensor(name)?;
+        let dims = info.dims();
+        if dims.len() != 2 || dims[0] != cols as u64 || dims[1] != rows as u64 {
+            return Err(invalid(format!(
+                "{name} has shape {dims:?}, expected [{cols}, {rows}]"
+            )));
+        }
+        let dtype = DType::from_ggml_id(info.ggml_type().id()).ok_or_else(|| {
+            invalid(format!(
+                "{name} is {}, which this engine cannot compute with",
+                info.ggml_type().name()
+            ))
+        })?;
+        let data = self.file.tensor_data(info);
+        Ok((dtype, data))
+    }
+
+    /// A lookup table (an untied token embedding): one row is read per token, so when the model
+    /// detaches from its mapping the table stays in the file and rows are read with `pread`
+    /// (`Model::embed`) instead of being copied into memory: Qwen2.5-Coder-1.5B's is 131 MB of
+    /// its 1.1 GB, and a conversation touches a few thousand rows. Elsewhere, a matrix as any.
+    fn lookup_table(&mut self, name: &str, rows: usize, cols: usize) -> Result<Mat, LlmError> {
+        if !(cfg!(unix) && self.detach) {
+            return self.mat(name, rows, cols);
+        }
+        self.open_reader();
+        let (dtype, data) = self.matrix_bytes(name, rows, cols)?;
+        Weights::new(dtype, rows, cols, data)?;
+        let fits = dtype
+            .row_bytes(cols)
+            .is_some_and(|n| n <= super::MAX_ROW_BYTES);
+        if self.reader.is_none() || !fits {
+            return self.mat(name, rows, cols);
+        }
+        Ok(Mat {
+            dtype,
+            rows,
+            cols,
+            src: Src::Rows(file_range(self.file, data)),
         })
     }
 

@@ -38,7 +38,13 @@ enum Src {
     Packed(usize),
     /// Index into `Model::packed` (a copy in GGML row-major layout).
     Copied(usize),
+    /// Byte range of the file, read a row at a time with `pread` through `Model::rows_reader`
+    /// (an untied token embedding: a lookup table, one row a token, never a matrix product).
+    Rows(std::ops::Range<usize>),
 }
+
+/// Longest embedding row [`Src::Rows`] reads (on the stack): 8192 F32 values.
+const MAX_ROW_BYTES: usize = 32 * 1024;
 
 /// One transformer block. Shapes in (rows x cols) = (outputs x inputs).
 #[derive(Debug)]
@@ -83,6 +89,8 @@ pub struct Model {
     pub(crate) output_norm: Vec<f32>,
     pub(crate) layers: Vec<Layer>,
     packed: Vec<PackedBytes>,
+    /// The file, open for the rows of a [`Src::Rows`] matrix.
+    rows_reader: Option<std::fs::File>,
     tied: bool,
 }
 
@@ -194,6 +202,11 @@ impl Model {
             Src::File(r) => Weights::new(m.dtype, m.rows, m.cols, &self.file.bytes()[r.clone()])?,
             Src::Packed(i) => Weights::x8(m.dtype, m.rows, m.cols, self.packed[*i].as_slice())?,
             Src::Copied(i) => Weights::new(m.dtype, m.rows, m.cols, self.packed[*i].as_slice())?,
+            Src::Rows(_) => {
+                return Err(LlmError::InvalidModel {
+                    reason: "a matrix read a row at a time cannot be multiplied".into(),
+                });
+            }
         })
     }
 
@@ -205,8 +218,28 @@ impl Model {
                 vocab_size: self.config.vocab_size,
             });
         }
+        if let Src::Rows(range) = &self.token_embd.src {
+            return self.embed_from_file(range.start, token as usize, out);
+        }
         self.weights(&self.token_embd)?
             .dequantize_row(token as usize, out)?;
+        Ok(())
+    }
+
+    /// [`embed`](Self::embed) from a table left in the file: one `pread` of the row (a file
+    /// shrunk meanwhile gives an error, never a fault), dequantized.
+    fn embed_from_file(&self, start: usize, token: usize, out: &mut [f32]) -> Result<(), LlmError> {
+        let m = &self.token_embd;
+        let row = m.dtype.row_bytes(m.cols).filter(|&n| n <= MAX_ROW_BYTES);
+        let (Some(row), Some(reader)) = (row, self.rows_reader.as_ref()) else {
+            return Err(LlmError::InvalidModel {
+                reason: "token embedding rows cannot be read from the file".into(),
+            });
+        };
+        let mut buf = [0u8; MAX_ROW_BYTES];
+        let buf = &mut buf[..row];
+        load::read_row(reader, self.file.path(), start + token * row, buf)?;
+        Weights::new(m.dtype, 1, m.cols, buf)?.dequantize_row(0, out)?;
         Ok(())
     }
 }

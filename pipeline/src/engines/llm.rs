@@ -31,7 +31,11 @@ pub struct VoiceChatConfig {
     pub max_reply_tokens: usize,
     /// The reply stops after this many sentences (spoken answers stay short).
     pub max_sentences: usize,
-    /// KV-cache positions; older turns are dropped when the conversation outgrows it.
+    /// KV-cache positions; older turns are dropped when the conversation outgrows it. 1024:
+    /// a turn the voice chat runs holds the system prompt, the last exchange, the user's words
+    /// (at most `EndpointConfig::max_utterance`, 20 s, ~90 tokens) and a reply of at most
+    /// `max_reply_tokens`: a few hundred tokens. 2048 held twice the memory for nothing
+    /// (Qwen2.5-Coder-1.5B's f16 cache: 59 MB -> 29 MB).
     pub context: usize,
     /// Which earlier turns the model sees. The last exchange only, chosen on the 112-question
     /// set (bench/questions.tsv, text mode, SmolLM2-135M; docs/PERFORMANCE.md): keyword
@@ -64,7 +68,7 @@ impl Default for VoiceChatConfig {
             },
             max_reply_tokens: 64,
             max_sentences: 2,
-            context: 2048,
+            context: 1024,
             history: HistoryPolicy::LastTurns(1),
             avoid_copy_ngram: 4,
             threads: 2,

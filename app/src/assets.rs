@@ -20,7 +20,7 @@ pub const FETCH_HINT: &str = "pocket assets fetch --set default";
 /// recognizer, and the voice with the runtime that plays it (none for the built-in voice).
 pub fn required_assets(store: &Store, settings: &Settings) -> Result<Vec<String>, AssetError> {
     // A GGUF file the user picked is not an asset.
-    let model = (!settings.model_is_file()).then(|| settings.model.clone());
+    let model = (!settings.model_is_file()).then(|| settings.resolved_model(store));
     let mut need: Vec<String> = model.into_iter().collect();
     need.push(ids::WHISPER_TINY_EN.to_string());
     if settings.voice != FALLBACK_VOICE {

@@ -37,7 +37,9 @@ fn options(settings: &Settings) -> EngineOptions {
 
 /// Loads every engine for `settings` (the model files must be installed).
 pub fn load(store: &Store, settings: &Settings) -> Result<Loaded, AppError> {
-    let loaded = load_default(store, &options(settings))?;
+    let mut options = options(settings);
+    options.model = settings.resolved_model(store);
+    let loaded = load_default(store, &options)?;
     Ok(Loaded {
         engines: loaded.engines,
         model: loaded.model,
@@ -54,6 +56,9 @@ mod tests {
     #[test]
     fn every_listed_model_is_one_the_pipeline_loads() {
         for m in crate::settings::MODELS {
+            if m.id == crate::settings::AUTO_MODEL {
+                continue;
+            }
             assert!(
                 LANGUAGE_MODELS.iter().any(|(id, _)| *id == m.id),
                 "{}",

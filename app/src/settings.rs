@@ -23,15 +23,31 @@ pub struct Choice {
     pub label: &'static str,
 }
 
-/// Language models the app can run (asset ids).
+/// The model setting that leaves the choice to the device rule
+/// (`pocket_pipeline::engines::choice`): the 1.5B where the device has the memory and the file
+/// is installed, SmolLM2 otherwise.
+pub const AUTO_MODEL: &str = "auto";
+
+/// Language models the app can run (asset ids, or [`AUTO_MODEL`]), with size and speed as
+/// measured (docs/PERFORMANCE.md, "Which model answers").
 pub const MODELS: &[Choice] = &[
     Choice {
+        id: AUTO_MODEL,
+        label: "Automatic (default): Qwen2.5 Coder 1.5B on a device with 6 GB of memory once \
+                installed, else SmolLM2 135M",
+    },
+    Choice {
+        id: ids::QWEN25_CODER_15B,
+        label: "Qwen2.5 Coder 1.5B Instruct (1.1 GB, the 'large' set; best answers, needs \
+                ~1.5 GB of memory, replies start ~0.1 s later)",
+    },
+    Choice {
         id: ids::SMOLLM2,
-        label: "SmolLM2 135M Instruct (default, fastest)",
+        label: "SmolLM2 135M Instruct (98 MB; fastest, but often wrong)",
     },
     Choice {
         id: ids::QWEN25_CODER,
-        label: "Qwen2.5 Coder 0.5B Instruct (larger, extra set)",
+        label: "Qwen2.5 Coder 0.5B Instruct (491 MB, the 'extra' set)",
     },
 ];
 
@@ -78,7 +94,7 @@ pub struct Settings {
 impl Default for Settings {
     fn default() -> Self {
         Self {
-            model: ids::SMOLLM2.to_string(),
+            model: AUTO_MODEL.to_string(),
             voice: ids::PIPER_JOE.to_string(),
             end_silence_ms: 400,
             barge_in_sensitivity: 60,
@@ -111,6 +127,18 @@ impl Settings {
     }
 
     /// The model is a GGUF file the user picked (an existing `.gguf` path), not an asset id.
+    /// The model to run: the asset id or file chosen, or for [`AUTO_MODEL`] the device rule's
+    /// choice among the installed models.
+    pub fn resolved_model(&self, store: &pocket_assets::Store) -> String {
+        if self.model == AUTO_MODEL {
+            pocket_pipeline::engines::choice::default_model(store)
+                .model
+                .to_string()
+        } else {
+            self.model.clone()
+        }
+    }
+
     pub fn model_is_file(&self) -> bool {
         let p = Path::new(&self.model);
         p.extension()

@@ -3,7 +3,8 @@
 # release builds, llama-bench's pp/tg tests (a prompt of P tokens as one batch; N tokens
 # decoded one by one, each from an empty cache), alternating the two engines per round.
 # Files: SmolLM2-135M Q4_1 (asset), Qwen2.5-Coder-0.5B (asset, if installed: Q5_0 / Q8_0 /
-# Q4_K / Q6_K) and random-weight files of MNN-Pocket-0.3B's exact shape in every format
+# Q4_K / Q6_K), Qwen2.5-Coder-1.5B Q4_K_M (asset `--set large`, if installed; ONLY=1.5B keeps just
+# the files whose name holds that text, FORMATS="" drops the random MNN-shaped ones) and random-weight files of MNN-Pocket-0.3B's exact shape in every format
 # `pocket llm synth` writes (FORMATS, default "q4_0 q4_1 q5_0 q5_1 q5_k q8_0"; add f16 if you
 # like; q5_k has Q5_1 where rows are not whole 256-element super-blocks: all but ffn_down at
 # this shape, as llama.cpp's quantizer would write it).
@@ -27,7 +28,10 @@ mkdir -p "$WORK"
 MODELS=("$SMOL")
 QWEN_DIR=$("$POCKET" assets path qwen2.5-coder-0.5b-instruct 2>/dev/null || true)
 [ -f "$QWEN_DIR/Qwen2.5-Coder-0.5B-Instruct.gguf" ] && MODELS+=("$QWEN_DIR/Qwen2.5-Coder-0.5B-Instruct.gguf")
-for q in ${FORMATS:-q4_0 q4_1 q5_0 q5_1 q5_k q8_0}; do
+QWEN15_DIR=$("$POCKET" assets path qwen2.5-coder-1.5b-instruct-q4_k_m 2>/dev/null || true)
+[ -f "$QWEN15_DIR/Qwen2.5-Coder-1.5B-Instruct-Q4_K_M.gguf" ] && MODELS+=("$QWEN15_DIR/Qwen2.5-Coder-1.5B-Instruct-Q4_K_M.gguf")
+[ -z "${ONLY:-}" ] || { keep=(); for m in "${MODELS[@]}"; do [[ "$(basename "$m")" == *"$ONLY"* ]] && keep+=("$m"); done; MODELS=("${keep[@]}"); }
+for q in ${FORMATS-q4_0 q4_1 q5_0 q5_1 q5_k q8_0}; do
   f="$WORK/mnn-pocket-0.3b-$q.gguf"
   [ -f "$f" ] || "$POCKET" llm synth --shape mnn-pocket-0.3b --quant "$q" --seed 1 -o "$f"
   MODELS+=("$f")

@@ -22,15 +22,22 @@ pub enum Isa {
 
 impl Isa {
     /// The best family this CPU runs. The environment variable `POCKET_KERNELS=scalar`
-    /// forces the scalar kernels (for debugging and comparisons).
+    /// forces the scalar kernels (for debugging and comparisons); `POCKET_KERNELS=avx2` keeps
+    /// an AVX-512 VNNI CPU to the AVX2 kernels, to measure what an AVX2-only machine gets.
     pub fn detect() -> Isa {
         static ISA: OnceLock<Isa> = OnceLock::new();
-        *ISA.get_or_init(|| {
-            if std::env::var("POCKET_KERNELS").is_ok_and(|v| v.eq_ignore_ascii_case("scalar")) {
-                return Isa::Scalar;
-            }
-            Isa::best_supported()
-        })
+        *ISA.get_or_init(|| Isa::capped(std::env::var("POCKET_KERNELS").ok().as_deref()))
+    }
+
+    /// [`Isa::best_supported`], held down to the family `cap` names (`scalar`, `avx2`; any
+    /// other value, or one this CPU lacks, changes nothing).
+    fn capped(cap: Option<&str>) -> Isa {
+        let best = Isa::best_supported();
+        match cap.map(str::to_ascii_lowercase).as_deref() {
+            Some("scalar") => Isa::Scalar,
+            Some("avx2") if best == Isa::Avx512Vnni => Isa::Avx2,
+            _ => best,
+        }
     }
 
     /// The best family the CPU supports, ignoring the environment.
@@ -134,5 +141,19 @@ mod tests {
         let simd = Isa::simd_under_test();
         assert_eq!(simd.is_empty(), !Isa::cpu_has_simd());
         assert_eq!(Isa::under_test()[0], Isa::Scalar);
+    }
+
+    #[test]
+    fn the_environment_can_only_hold_the_family_down() {
+        let best = Isa::best_supported();
+        assert_eq!(Isa::capped(None), best);
+        assert_eq!(Isa::capped(Some("SCALAR")), Isa::Scalar);
+        assert_eq!(Isa::capped(Some("neon-fast")), best);
+        let avx2 = Isa::capped(Some("avx2"));
+        if best == Isa::Avx512Vnni {
+            assert_eq!(avx2, Isa::Avx2);
+        } else {
+            assert_eq!(avx2, best, "never a family the CPU lacks");
+        }
     }
 }

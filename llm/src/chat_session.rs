@@ -339,6 +339,8 @@ impl ChatSession {
     /// Forgets the conversation (the system prompt stays).
     pub fn reset(&mut self) {
         self.undo = None;
+        // The previous reply is forgotten too: the next one must not avoid its phrases.
+        self.generated.clear();
         self.history.clear();
         self.session.clear();
         self.sampler.reset();

@@ -69,8 +69,15 @@ fn scores(report_dir: &Path) -> Result<serde_json::Value> {
     Ok(json["scores"].clone())
 }
 
-fn text_run(data: &Path, subset: &str, out: &Path, shard: Option<&str>) -> Result<String> {
-    let mut args = vec![
+/// `voicebench run` of `subset` into `out` in `modality` at `pace`.
+fn run_args<'a>(
+    data: &'a Path,
+    subset: &'a str,
+    out: &'a Path,
+    modality: &'a str,
+    pace: &'a str,
+) -> Vec<&'a str> {
+    vec![
         "voicebench",
         "run",
         "--data",
@@ -80,16 +87,27 @@ fn text_run(data: &Path, subset: &str, out: &Path, shard: Option<&str>) -> Resul
         "--out",
         s(out),
         "--modality",
-        "text",
+        modality,
         "--pace",
-        "fast",
-        "--threads",
-        "2",
-    ];
+        pace,
+    ]
+}
+
+fn text_run(data: &Path, subset: &str, out: &Path, shard: Option<&str>) -> Result<String> {
+    let mut args = run_args(data, subset, out, "text", "fast");
+    args.extend(["--threads", "2"]);
     if let Some(sh) = shard {
         args.extend(["--shard", sh]);
     }
     pocket(&args)
+}
+
+/// A temporary folder holding the fixture set in `data/`.
+fn fixture_set() -> Result<(tempfile::TempDir, PathBuf)> {
+    let tmp = tempfile::tempdir()?;
+    let data = tmp.path().join("data");
+    pocket(&["voicebench", "fixture", "--out", s(&data)])?;
+    Ok((tmp, data))
 }
 
 #[test]
@@ -97,9 +115,7 @@ fn text_shards_merge_to_the_single_run_and_score_with_reports() -> Result<()> {
     if !ready() {
         return Ok(());
     }
-    let tmp = tempfile::tempdir()?;
-    let data = tmp.path().join("data");
-    pocket(&["voicebench", "fixture", "--out", s(&data)])?;
+    let (tmp, data) = fixture_set()?;
 
     let single = tmp.path().join("single");
     let shards = tmp.path().join("shards");
@@ -170,9 +186,7 @@ fn audio_run_goes_through_the_voice_loop() -> Result<()> {
     if !ready() {
         return Ok(());
     }
-    let tmp = tempfile::tempdir()?;
-    let data = tmp.path().join("data");
-    pocket(&["voicebench", "fixture", "--out", s(&data)])?;
+    let (tmp, data) = fixture_set()?;
     let out = tmp.path().join("out");
     pocket(&[
         "voicebench",
@@ -228,5 +242,84 @@ fn audio_run_goes_through_the_voice_loop() -> Result<()> {
         serde_json::from_str(&std::fs::read_to_string(rep.join("report.json"))?)?;
     ensure!(report["latency_ms"]["first_audio"]["n"] == 2, "{report}");
     ensure!(report["wer"]["n"] == 2, "{report}");
+    Ok(())
+}
+
+/// Runs `subset` of the fixture through the voice loop with the default turn-taking and
+/// returns its records.
+fn audio_records(
+    data: &Path,
+    subset: &str,
+    out: &Path,
+    pace: &str,
+    limit: Option<&str>,
+) -> Result<Vec<serde_json::Value>> {
+    let mut args = run_args(data, subset, out, "audio", pace);
+    if let Some(n) = limit {
+        args.extend(["--limit", n]);
+    }
+    pocket(&args)?;
+    let text = std::fs::read_to_string(out.join(format!("{subset}-test.jsonl")))?;
+    Ok(text
+        .lines()
+        .map(serde_json::from_str)
+        .collect::<Result<_, _>>()?)
+}
+
+/// Every fixture prompt (options 1.5-2 s apart, instructions of several sentences with
+/// pauses) is one turn whose transcript is the whole prompt: exactly one record each,
+/// answered, `turns` 1, and on the flite voices a word error rate against the prompt of at
+/// most 15% (the score report's WER, over those records). A harness that lets a pause end
+/// the turn answers the last fragment, and its transcript fails the WER.
+#[test]
+fn every_fixture_prompt_is_one_whole_turn_in_both_paces() -> Result<()> {
+    if !ready() {
+        return Ok(());
+    }
+    let (tmp, data) = fixture_set()?;
+    let runs = [
+        ("openbookqa", "fast", None),
+        ("ifeval", "fast", None),
+        ("openbookqa", "realtime", Some("2")),
+    ];
+    let mut flite = String::new();
+    for (subset, pace, limit) in runs {
+        let out = tmp.path().join(format!("{subset}-{pace}"));
+        let records = audio_records(&data, subset, &out, pace, limit)?;
+        let expected = limit.map_or(if subset == "ifeval" { 4 } else { 5 }, |_| 2);
+        ensure!(records.len() == expected, "{subset} {pace}: {records:?}");
+        for r in &records {
+            ensure!(r["outcome"] == "answered", "{subset} {pace}: {r}");
+            ensure!(r["turns"] == 1, "{subset} {pace}: split into turns: {r}");
+            ensure!(
+                !r["response"].as_str().unwrap_or_default().is_empty(),
+                "{r}"
+            );
+            if pace == "realtime" {
+                ensure!(
+                    r["timings"]["first_audio_true_end"].as_f64().is_some(),
+                    "{r}"
+                );
+            }
+            if r["voice"].as_str().is_some_and(|v| v.starts_with("flite")) {
+                flite.push_str(&r.to_string());
+                flite.push('\n');
+            }
+        }
+    }
+    // One figure over every flite record: single letters ("B" heard as "be") cost a few
+    // points per option; a fragment transcript misses most of the prompt's words.
+    let file = tmp.path().join("flite.jsonl");
+    std::fs::write(&file, flite)?;
+    let rep = tmp.path().join("rep");
+    pocket(&["voicebench", "score", "--report-dir", s(&rep), s(&file)])?;
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(rep.join("report.json"))?)?;
+    let wer = report["wer"]["wer"].as_f64().unwrap_or(1.0);
+    ensure!(
+        wer <= 0.15,
+        "WER {wer:.3} on the flite voices: {}",
+        report["wer"]
+    );
     Ok(())
 }

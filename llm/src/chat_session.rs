@@ -352,6 +352,8 @@ impl ChatSession {
     pub fn reset(&mut self) {
         self.undo = None;
         self.last_question.clear();
+        // The previous reply is forgotten too: the next one must not avoid its phrases.
+        self.generated.clear();
         self.history.clear();
         self.session.clear();
         self.sampler.reset();

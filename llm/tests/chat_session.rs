@@ -386,6 +386,30 @@ fn the_same_question_again_gets_the_same_reply_despite_the_copy_rule() {
     }
 }
 
+/// After a reset a question gets the reply a fresh session gives: the copy guard
+/// (`avoid_copy_ngram`) forgets the reply before the reset with the rest of the conversation.
+#[test]
+fn a_reset_session_answers_like_a_fresh_one() {
+    let never = AtomicBool::new(false);
+    let cfg = SessionConfig {
+        avoid_copy_ngram: 2,
+        ..config(1024)
+    };
+    let mut fresh = ChatSession::new(tiny(), cfg.clone()).expect("chat");
+    let want = fresh
+        .reply("What is the time?", &never, &mut go())
+        .expect("reply");
+    let mut chat = ChatSession::new(tiny(), cfg).expect("chat");
+    chat.reply("What is the time?", &never, &mut go())
+        .expect("reply");
+    chat.reset();
+    let got = chat
+        .reply("What is the time?", &never, &mut go())
+        .expect("reply");
+    assert!(want.tokens >= 2, "{want:?}");
+    assert_eq!(got.text, want.text);
+}
+
 /// A model loaded from a file never reads it again: the file truncated underneath (as `cp`
 /// over it does first) cannot fault the process, and replies go on.
 #[test]

@@ -6,7 +6,9 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use pocket_assets::Store;
 use pocket_llm::chat::HistoryPolicy;
-use pocket_pipeline::audio::file::{ClipTurn, FileSink, Pace, TurnOutcome, converse_timed};
+use pocket_pipeline::audio::file::{
+    ClipEnd, ClipTurn, FileSink, Pace, TurnOutcome, converse_timed,
+};
 use pocket_pipeline::audio::wav;
 use pocket_pipeline::engines::choice::default_model;
 use pocket_pipeline::engines::default::{EngineOptions, load_default};
@@ -275,7 +277,8 @@ pub fn run_with(store: &Store, args: &ConverseArgs) -> Result<Report> {
     let rate = ports.output_rate;
     let sink = FileSink::spawn(ports.speaker, rate, pace)?;
     let mut mic = ports.mic;
-    let outcomes = converse_timed(&mut mic, &handle, &clips, pace, Duration::from_secs(120));
+    let timing = (pace, Duration::from_secs(120));
+    let outcomes = converse_timed(&mut mic, &handle, &clips, timing, ClipEnd::Natural);
     let said = sink.finish();
     let mut report = handle.report();
     handle.shutdown();

@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 use super::ring::PlaybackReader;
 use crate::PipelineError;
 use crate::handle::{MicSender, PipelineHandle};
-use crate::types::{Event, State};
+use crate::types::{Event, Stamped, State};
+use crossbeam_channel::Receiver;
 
 /// How headless audio is paced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,10 +138,12 @@ pub fn converse(
     pace: Pace,
     turn_timeout: Duration,
 ) -> Result<Vec<TurnOutcome>, PipelineError> {
-    Ok(converse_timed(mic, handle, clips, pace, turn_timeout)?
-        .into_iter()
-        .map(|c| c.outcome)
-        .collect())
+    Ok(
+        converse_timed(mic, handle, clips, (pace, turn_timeout), ClipEnd::Natural)?
+            .into_iter()
+            .map(|c| c.outcome)
+            .collect(),
+    )
 }
 
 /// One clip's turn in [`converse_timed`].
@@ -152,13 +155,24 @@ pub struct ClipTurn {
     pub true_speech_end_ms: Option<f64>,
 }
 
-/// [`converse`], also returning when each clip's speech truly ended.
+/// How a clip's turn ends in [`converse_timed`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClipEnd {
+    /// The loop's endpointing decides, as hands-free: a long pause inside a clip may end a
+    /// turn there (the wait then follows the newest turn).
+    Natural,
+    /// Each clip is one push-to-talk turn, released where its speech ends (see `held`).
+    Held,
+}
+
+/// [`converse`], also returning when each clip's speech truly ended; `timing` is the pace
+/// and the longest a turn may take, `end` how each clip's turn ends.
 pub fn converse_timed(
     mic: &mut MicSender,
     handle: &PipelineHandle,
     clips: &[Vec<f32>],
-    pace: Pace,
-    turn_timeout: Duration,
+    (pace, turn_timeout): (Pace, Duration),
+    end: ClipEnd,
 ) -> Result<Vec<ClipTurn>, PipelineError> {
     let events = handle.subscribe();
     let silence = [0.0f32; 160];
@@ -167,73 +181,22 @@ pub fn converse_timed(
         // Drain what earlier turns left behind.
         while events.try_recv().is_ok() {}
         let mut feeder = Feeder::new(pace);
-        let end = speech_end_sample(clip);
-        let mut true_end = None;
-        let mut at = 0;
-        for chunk in clip.chunks(160) {
-            match end {
-                Some(e) if (at..at + chunk.len()).contains(&e) => {
-                    let (head, tail) = chunk.split_at(e - at + 1);
-                    feeder.feed(mic, head)?;
-                    true_end = Some(mic.now().as_secs_f64() * 1e3);
-                    if !tail.is_empty() {
-                        feeder.feed(mic, tail)?;
-                    }
-                }
-                _ => feeder.feed(mic, chunk)?,
+        let played = match end {
+            ClipEnd::Natural => Some((play(&mut feeder, mic, clip)?, false)),
+            ClipEnd::Held => {
+                super::held::play_held(&mut feeder, mic, handle, &events, clip, turn_timeout)?
+                    .map(|true_end| (Some(true_end), true))
             }
-            at += chunk.len();
-        }
+        };
         // Then silence until the turn is over.
-        let started = Instant::now();
-        let mut heard_speech = false;
-        let mut replying = false;
-        let mut trailing = Duration::ZERO;
-        let outcome = loop {
-            if started.elapsed() > turn_timeout {
-                return Err(PipelineError::Timeout(format!(
-                    "turn {} did not finish within {} s",
-                    outcomes.len() + 1,
-                    turn_timeout.as_secs()
-                )));
+        let (outcome, true_end) = match played {
+            Some((true_end, onset_seen)) => {
+                let timing = (pace, turn_timeout);
+                let n = outcomes.len();
+                let outcome = await_turn(&mut feeder, mic, &events, timing, n, onset_seen)?;
+                (outcome, true_end)
             }
-            // Fast pace: enough silence for the endpointer, then just wait.
-            if pace == Pace::Realtime || trailing < FAST_TRAILING {
-                feeder.feed(mic, &silence)?;
-                trailing += Duration::from_millis(10);
-            }
-            let wait = if pace == Pace::Realtime || trailing < FAST_TRAILING {
-                Duration::ZERO
-            } else {
-                Duration::from_millis(20)
-            };
-            let mut done = None;
-            let mut next = events.recv_timeout(wait).ok();
-            while let Some(ev) = next {
-                match ev.event {
-                    Event::SpeechStarted => heard_speech = true,
-                    Event::FinalTranscript { turn: None, .. } => done = Some(TurnOutcome::NoReply),
-                    Event::FinalTranscript { turn: Some(_), .. } => replying = true,
-                    Event::AudioFinished { .. } => done = Some(TurnOutcome::Answered),
-                    Event::State {
-                        state: State::Listening,
-                    } if replying => {
-                        done.get_or_insert(TurnOutcome::NoReply);
-                    }
-                    _ => {}
-                }
-                next = events.try_recv().ok();
-            }
-            if let Some(o) = done {
-                break o;
-            }
-            // No speech in the clip: nothing is coming (the endpointer had its silence and
-            // more; in fast pace, a second of wall time passed after it).
-            let waited = started.elapsed() > Duration::from_secs(1);
-            if !heard_speech && trailing >= FAST_TRAILING.min(Duration::from_millis(1500)) && waited
-            {
-                break TurnOutcome::NoSpeech;
-            }
+            None => (TurnOutcome::NoSpeech, None),
         };
         outcomes.push(ClipTurn {
             outcome,
@@ -244,6 +207,103 @@ pub fn converse_timed(
         }
     }
     Ok(outcomes)
+}
+
+/// Feeds the whole clip; returns when its last speech sample went in (ms, pipeline clock).
+fn play(
+    feeder: &mut Feeder,
+    mic: &mut MicSender,
+    clip: &[f32],
+) -> Result<Option<f64>, PipelineError> {
+    let end = speech_end_sample(clip);
+    let mut true_end = None;
+    let mut at = 0;
+    for chunk in clip.chunks(160) {
+        match end {
+            Some(e) if (at..at + chunk.len()).contains(&e) => {
+                let (head, tail) = chunk.split_at(e - at + 1);
+                feeder.feed(mic, head)?;
+                true_end = Some(mic.now().as_secs_f64() * 1e3);
+                if !tail.is_empty() {
+                    feeder.feed(mic, tail)?;
+                }
+            }
+            _ => feeder.feed(mic, chunk)?,
+        }
+        at += chunk.len();
+    }
+    Ok(true_end)
+}
+
+/// Feeds silence until the turn a clip made is over (turn `done` clips before it;
+/// `heard_speech` when its onset was already seen). The turn that counts is the newest: a
+/// turn begun later (the clip went on after a pause) replaces an earlier one, so an answer to
+/// an earlier fragment does not end the wait.
+pub(super) fn await_turn(
+    feeder: &mut Feeder,
+    mic: &mut MicSender,
+    events: &Receiver<Stamped>,
+    (pace, turn_timeout): (Pace, Duration),
+    done: usize,
+    mut heard_speech: bool,
+) -> Result<TurnOutcome, PipelineError> {
+    let silence = [0.0f32; 160];
+    let started = Instant::now();
+    let mut replying = None;
+    let mut trailing = Duration::ZERO;
+    loop {
+        if started.elapsed() > turn_timeout {
+            return Err(PipelineError::Timeout(format!(
+                "turn {} did not finish within {} s",
+                done + 1,
+                turn_timeout.as_secs()
+            )));
+        }
+        // Fast pace: enough silence for the endpointer, then just wait.
+        let feeding = pace == Pace::Realtime || trailing < FAST_TRAILING;
+        if feeding {
+            feeder.feed(mic, &silence)?;
+            trailing += Duration::from_millis(10);
+        }
+        let wait = if feeding {
+            Duration::ZERO
+        } else {
+            Duration::from_millis(20)
+        };
+        let mut outcome = None;
+        let mut next = events.recv_timeout(wait).ok();
+        while let Some(ev) = next {
+            match ev.event {
+                Event::SpeechStarted => heard_speech = true,
+                Event::FinalTranscript { turn: None, .. } => {
+                    outcome = Some(TurnOutcome::NoReply);
+                }
+                Event::FinalTranscript { turn: Some(t), .. } => {
+                    replying = Some(t);
+                    outcome = None;
+                }
+                Event::AudioFinished { turn } if Some(turn) == replying => {
+                    outcome = Some(TurnOutcome::Answered);
+                }
+                Event::State {
+                    state: State::Listening,
+                } if replying.is_some() => {
+                    outcome.get_or_insert(TurnOutcome::NoReply);
+                }
+                _ => {}
+            }
+            next = events.try_recv().ok();
+        }
+        if let Some(o) = outcome {
+            return Ok(o);
+        }
+        // No speech in the clip: nothing is coming (the endpointer had its silence and
+        // more; in fast pace, a second of wall time passed after it).
+        let waited = started.elapsed() > Duration::from_secs(1);
+        if !heard_speech && trailing >= FAST_TRAILING.min(Duration::from_millis(1500)) && waited {
+            return Ok(TurnOutcome::NoSpeech);
+        }
+    }
 }
 
 /// The index of a clean clip's last speech sample: the end of the last 5 ms window whose RMS
@@ -273,14 +333,14 @@ pub fn speech_end_sample(clip: &[f32]) -> Option<usize> {
 }
 
 /// Pushes audio at the chosen pace.
-struct Feeder {
+pub(super) struct Feeder {
     pace: Pace,
     start: Instant,
     fed: u64,
 }
 
 impl Feeder {
-    fn new(pace: Pace) -> Self {
+    pub(super) fn new(pace: Pace) -> Self {
         Self {
             pace,
             start: Instant::now(),
@@ -288,7 +348,11 @@ impl Feeder {
         }
     }
 
-    fn feed(&mut self, mic: &mut MicSender, samples: &[f32]) -> Result<(), PipelineError> {
+    pub(super) fn feed(
+        &mut self,
+        mic: &mut MicSender,
+        samples: &[f32],
+    ) -> Result<(), PipelineError> {
         match self.pace {
             Pace::Realtime => {
                 self.fed += samples.len() as u64;

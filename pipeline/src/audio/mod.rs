@@ -2,6 +2,7 @@
 
 pub mod device;
 pub mod file;
+mod held;
 pub mod resample;
 pub mod ring;
 pub mod wav;

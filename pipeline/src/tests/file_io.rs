@@ -5,24 +5,20 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::mocks::{MockChat, MockSpeaker, MockTranscriber, noise};
-use crate::audio::file::{FileSink, Pace, TurnOutcome, converse};
+use crate::audio::file::{ClipEnd, FileSink, Pace, TurnOutcome, converse, converse_timed};
 use crate::clock::Clock;
-use crate::config::PipelineConfig;
+use crate::config::{EndpointConfig, EndpointMode, PipelineConfig};
 use crate::engines::Engines;
 use crate::engines::energy::EnergyDetector;
 use crate::engines::tts::ReplySegmenter;
 use crate::handle::Pipeline;
 
-#[test]
-fn converse_fast_writes_replies_and_a_complete_report() {
-    let chat_clock = Clock::real();
-    let engines = Engines {
+/// Mock engines: the recognizer gives `finals` in turn, the chat `replies` in turn.
+fn engines(finals: &[&str], replies: Vec<Vec<&'static str>>) -> Engines {
+    Engines {
         detector: Box::new(EnergyDetector::new(-40.0)),
         transcriber: Box::new(MockTranscriber {
-            finals: ["hello", "", "how are you"]
-                .iter()
-                .map(|s| s.to_string())
-                .collect(),
+            finals: finals.iter().map(|s| s.to_string()).collect(),
             samples: 0,
             heard_samples: Arc::new(Mutex::new(Vec::new())),
             over_reply_log: Arc::new(Mutex::new(Vec::new())),
@@ -34,9 +30,9 @@ fn converse_fast_writes_replies_and_a_complete_report() {
             early_given: false,
         }),
         chat: Box::new(MockChat {
-            replies: vec![vec!["Hi there,", " friend."], vec!["Fine,", " thanks."]].into(),
+            replies: replies.into(),
             piece_delay: Duration::from_millis(5),
-            clock: chat_clock,
+            clock: Clock::real(),
             log: Arc::new(Mutex::new(Vec::new())),
             last: None,
         }),
@@ -47,7 +43,15 @@ fn converse_fast_writes_replies_and_a_complete_report() {
         }),
         turn: None,
         words_judge: None,
-    };
+    }
+}
+
+#[test]
+fn converse_fast_writes_replies_and_a_complete_report() {
+    let engines = engines(
+        &["hello", "", "how are you"],
+        vec![vec!["Hi there,", " friend."], vec!["Fine,", " thanks."]],
+    );
     let config = PipelineConfig {
         output_rate: 24_000,
         echo_cancel: false,
@@ -97,4 +101,43 @@ fn converse_fast_writes_replies_and_a_complete_report() {
     assert_eq!(report.underruns, None);
     drop(mic);
     pipeline.shutdown();
+}
+
+/// A clip with a 2 s pause inside: the fixed 400 ms rule makes two turns of it (the reply to
+/// the first part is cut off by the second), push-to-talk released at its end makes one,
+/// which hears the whole clip.
+#[test]
+fn a_held_clip_is_one_turn_whatever_its_pauses() {
+    let mut seed = 5;
+    let mut clip = noise(&mut seed, 16_000, 0.3);
+    clip.extend(std::iter::repeat_n(0.0, 32_000));
+    clip.extend(noise(&mut seed, 16_000, 0.3));
+    clip.extend(std::iter::repeat_n(0.0, 4_000));
+    for (end, turns) in [(ClipEnd::Natural, 2), (ClipEnd::Held, 1)] {
+        let replies = vec![vec!["One,", " two."], vec!["Three,", " four."]];
+        let config = PipelineConfig {
+            output_rate: 16_000,
+            echo_cancel: false,
+            endpoint: EndpointConfig {
+                mode: EndpointMode::Fixed,
+                ..EndpointConfig::default()
+            },
+            ..PipelineConfig::default()
+        };
+        let (pipeline, ports) =
+            Pipeline::start(engines(&["first", "second"], replies), config).expect("starts");
+        let handle = pipeline.handle();
+        let _sink = FileSink::spawn(ports.speaker, ports.output_rate, Pace::Fast).expect("sink");
+        let mut mic = ports.mic;
+        let timing = (Pace::Fast, Duration::from_secs(30));
+        let out = converse_timed(&mut mic, &handle, &[clip.clone()], timing, end).expect("turn");
+        assert_eq!(out[0].outcome, TurnOutcome::Answered, "{end:?}");
+        let report = handle.report();
+        assert_eq!(report.turns.len(), turns, "{end:?}: {report:#?}");
+        let last = report.turns.last().expect("a turn");
+        assert_eq!(last.user_text, if turns == 1 { "first" } else { "second" });
+        assert!(last.heard.is_none(), "{end:?}: the last reply played whole");
+        drop(mic);
+        pipeline.shutdown();
+    }
 }

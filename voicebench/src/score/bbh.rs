@@ -1,6 +1,7 @@
 //! BBH scoring (four tasks) by VoiceBench's `bbh` rules: normalise, then first matching rule.
 
 use super::bbh_rules::{HYPERBATON, NAVIGATE, SPORTS_UNDERSTANDING, WEB_OF_LIES, YES_NO};
+use super::pytext::{py_split, py_strip};
 use crate::rng::FallbackRng;
 
 /// One line of a VoiceBench `if/elif` chain over the normalised response.
@@ -90,11 +91,11 @@ impl BbhTask {
 pub fn normalize(response: &str) -> String {
     let mut text = response.to_lowercase();
     if let Some(rest) = text.strip_suffix("<|user|>") {
-        text = rest.trim().to_string();
+        text = py_strip(rest).to_string();
     }
     for tag in ["<1>", "<2>", "<3>"] {
         if let Some(rest) = text.strip_prefix(tag) {
-            text = rest.trim().to_string();
+            text = py_strip(rest).to_string();
             break;
         }
     }
@@ -102,7 +103,7 @@ pub fn normalize(response: &str) -> String {
     let text = [":", "**", "\"", "-", ",", ".", "："]
         .iter()
         .fold(text, |t, p| t.replace(p, " "));
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    py_split(&text).collect::<Vec<_>>().join(" ")
 }
 
 /// The answer (0 = no/(A), 1 = yes/(B)) the rules read from a response, or `None` when none

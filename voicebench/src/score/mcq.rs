@@ -1,6 +1,7 @@
 //! Multiple-choice scoring (openbookqa, mmsu) by VoiceBench's `mcq` rules.
 
 use super::mcq_templates::TEMPLATES;
+use super::pytext::py_strip;
 use crate::rng::FallbackRng;
 
 const CHOICES: [char; 4] = ['a', 'b', 'c', 'd'];
@@ -9,7 +10,7 @@ const CHOICES: [char; 4] = ['a', 'b', 'c', 'd'];
 fn strip_turn_tag(response: &str) -> &str {
     for tag in ["<1>", "<2>", "<3>"] {
         if let Some(rest) = response.strip_prefix(tag) {
-            return rest.trim();
+            return py_strip(rest);
         }
     }
     response

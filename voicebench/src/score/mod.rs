@@ -6,6 +6,7 @@ pub mod harm;
 pub mod ifeval;
 pub mod mcq;
 mod mcq_templates;
+mod pytext;
 mod refusals;
 
 use std::collections::BTreeMap;

@@ -1,5 +1,7 @@
 //! Audio and ttft modalities: the sample's audio is played as the microphone through the whole
-//! voice loop (default engines), one turn per sample, the conversation reset between samples.
+//! voice loop (default engines), the conversation reset between samples. The sample is one
+//! user turn, released where its speech ends (`--turn sample`), or left to the loop's
+//! endpointing (`--turn natural`).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -9,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow};
 use pocket_assets::Store;
-use pocket_pipeline::audio::file::{Pace, converse_timed};
+use pocket_pipeline::audio::file::{ClipEnd, Pace, TurnOutcome, converse_timed, speech_end_sample};
 use pocket_pipeline::audio::resample::resample_all;
 use pocket_pipeline::audio::wav;
 use pocket_pipeline::engines::default::{EngineOptions, load_default};
@@ -17,11 +19,17 @@ use pocket_pipeline::metrics::TurnRecord;
 use pocket_pipeline::{Event, MicSender, Pipeline, PipelineConfig, PipelineHandle};
 use pocket_voicebench::{Record, Sample};
 
+use super::outcome::read_turns;
 use super::sink::TakeSink;
+use super::spec::TurnEnd;
 use super::worker::Answerer;
 
 /// The longest one sample's turn may take.
 const TURN_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The longest utterance the loop takes in one turn: Whisper reads a 30 s window, and the
+/// pre-roll and the recognizer's padding come out of it.
+const MAX_UTTERANCE: Duration = Duration::from_secs(28);
 
 /// How the loop is set up for a run.
 #[derive(Clone, Debug)]
@@ -30,6 +38,8 @@ pub struct AudioSetup {
     pub pace: Pace,
     /// Stop each reply as soon as its first audio plays (ttft).
     pub stop_at_first_audio: bool,
+    /// How a sample's turn ends.
+    pub turn: TurnEnd,
     /// How turns end (fixed silence or the end-of-turn classifier).
     pub endpoint: pocket_pipeline::EndpointConfig,
     pub first_audio_gate: Option<Duration>,
@@ -57,7 +67,10 @@ impl AudioAnswerer {
             output_rate: loaded.voice_rate,
             echo_cancel: false,
             first_audio_gate: setup.first_audio_gate,
-            endpoint: setup.endpoint.clone(),
+            endpoint: pocket_pipeline::EndpointConfig {
+                max_utterance: MAX_UTTERANCE,
+                ..setup.endpoint.clone()
+            },
             ..PipelineConfig::default()
         };
         let (pipeline, ports) = Pipeline::start(loaded.engines, config)?;
@@ -79,17 +92,22 @@ impl AudioAnswerer {
         })
     }
 
-    /// The turn record the loop adds for this sample (it lands just after the turn's last
-    /// event), if the sample made a turn.
-    fn new_turn(&self, before: usize, answered: bool) -> Option<TurnRecord> {
-        let wait = Duration::from_millis(if answered { 5000 } else { 1000 });
+    /// The turn records the loop added for this sample: a record lands just after its
+    /// turn's last event, so this waits for one (when `expect`ed) and then until no more
+    /// come for `SETTLE`.
+    fn turns_since(&self, before: usize, expect: bool) -> Vec<TurnRecord> {
+        const SETTLE: Duration = Duration::from_millis(30);
+        let wait = Duration::from_millis(if expect { 5000 } else { 1000 });
         let start = Instant::now();
+        let (mut seen, mut changed) = (0, Instant::now());
         loop {
-            if let Some(rec) = self.handle.records_since(before).pop() {
-                return Some(rec);
+            let turns = self.handle.records_since(before);
+            if turns.len() != seen {
+                (seen, changed) = (turns.len(), Instant::now());
             }
-            if start.elapsed() > wait {
-                return None;
+            let settled = seen > 0 && changed.elapsed() >= SETTLE;
+            if settled || start.elapsed() > wait {
+                return turns;
             }
             std::thread::sleep(Duration::from_millis(5));
         }
@@ -133,29 +151,36 @@ impl Answerer for AudioAnswerer {
             .sink
             .as_ref()
             .ok_or_else(|| anyhow!("pipeline stopped"))?;
+        // Held, the turn runs from the press (with the pre-roll) to the end of speech.
+        let speech = speech_end_sample(&clip).map_or(0.0, |e| e as f64 / 16_000.0) + 0.3;
+        if self.setup.turn == TurnEnd::Sample && speech > MAX_UTTERANCE.as_secs_f64() {
+            return Err(anyhow!(
+                "the sample is {speech:.1} s long, longer than one turn the loop takes ({} s)",
+                MAX_UTTERANCE.as_secs()
+            ));
+        }
         self.handle.reset();
         sink.take();
         let before = self.handle.recorded();
-        let turns = converse_timed(mic, &self.handle, &[clip], self.setup.pace, TURN_TIMEOUT)?;
+        let end = match self.setup.turn {
+            TurnEnd::Sample => ClipEnd::Held,
+            TurnEnd::Natural => ClipEnd::Natural,
+        };
+        let timing = (self.setup.pace, TURN_TIMEOUT);
+        let turns = converse_timed(mic, &self.handle, &[clip], timing, end)?;
         let clip_turn = turns
             .into_iter()
             .next()
             .ok_or_else(|| anyhow!("no turn outcome"))?;
-        let answered = clip_turn.outcome == pocket_pipeline::audio::file::TurnOutcome::Answered;
-        let turn = self.new_turn(before, answered);
-        let mut r = Record::from_sample(sample, turn.as_ref().map_or("", |t| t.reply_text.trim()));
-        r.transcript = Some(turn.as_ref().map_or(String::new(), |t| t.user_text.clone()));
-        let stopped = self.setup.stop_at_first_audio
-            && turn
-                .as_ref()
-                .is_some_and(|t| t.metrics.first_audio.is_some());
-        let outcome = if stopped {
-            "stopped_at_first_audio".to_string()
-        } else {
-            format!("{:?}", clip_turn.outcome).to_lowercase()
-        };
-        r.extra.insert("outcome".into(), outcome.into());
-        if let Some(t) = &turn {
+        let expect = clip_turn.outcome != TurnOutcome::NoSpeech;
+        let records = self.turns_since(before, expect);
+        let read = read_turns(&records, &clip_turn.outcome, self.setup.stop_at_first_audio);
+        let mut r = Record::from_sample(sample, read.response);
+        r.transcript = Some(read.transcript);
+        r.extra
+            .insert("outcome".into(), read.outcome.as_str().into());
+        r.extra.insert("turns".into(), read.turns.into());
+        if let Some(t) = records.last() {
             let m = &t.metrics;
             for (name, v) in m.stages() {
                 if let Some(v) = v {

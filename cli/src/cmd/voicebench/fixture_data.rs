@@ -27,7 +27,12 @@ fn with_reference(mut s: Sample, reference: &str) -> Sample {
     s
 }
 
-const OPENBOOKQA: [(&str, &str); 4] = [
+const OPENBOOKQA: [(&str, &str); 5] = [
+    (
+        "Which of these is a source of light?\nA. the moon\nB. the sun\nC. a mirror\nD. a \
+         window",
+        "B",
+    ),
     (
         "A student puts a metal spoon and a wooden spoon in a cup of hot cocoa. After a minute \
          the metal spoon feels hotter because metal\nA. is heavier than wood\nB. conducts heat \
@@ -99,7 +104,8 @@ fn ifeval() -> Vec<Sample> {
         ),
         (
             1002,
-            "Describe your favorite season in fewer than 40 words.",
+            "Describe your favorite season. Say what the weather is like and what you do \
+             outside. Keep the whole answer under 40 words.",
             "length_constraints:number_words",
             InstructionKwargs {
                 relation: Some("less than".into()),
@@ -109,14 +115,16 @@ fn ifeval() -> Vec<Sample> {
         ),
         (
             1003,
-            "Give me two tips for sleeping better. Do not use any commas in your response.",
+            "I have been sleeping badly for a few weeks. Give me two tips for sleeping better. \
+             Do not use any commas in your response.",
             "punctuation:no_comma",
             InstructionKwargs::default(),
         ),
         (
             1004,
-            "Tell me a fun fact about the moon. Finish your response with this exact phrase: Is \
-             there anything else I can help with?",
+            "My daughter loves space. Tell me a fun fact about the moon that she would enjoy. \
+             Finish your response with this exact phrase: Is there anything else I can help \
+             with?",
             "startend:end_checker",
             InstructionKwargs {
                 end_phrase: Some("Is there anything else I can help with?".into()),

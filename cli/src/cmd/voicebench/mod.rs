@@ -6,6 +6,7 @@ mod audio;
 mod fixture;
 mod fixture_data;
 mod merge;
+mod outcome;
 mod plots;
 mod progress;
 mod report;

@@ -15,7 +15,10 @@ pub const LATENCIES: [(&str, &str); 7] = [
         "first_audio_true_end",
         "first audio (from true end of speech)",
     ),
-    ("first_audio", "first audio (from VAD end of speech)"),
+    (
+        "first_audio",
+        "first audio (from the turn's end: release, or VAD)",
+    ),
     ("response", "response (first audio from endpoint)"),
     ("asr", "ASR final (from endpoint)"),
     ("llm_first_token", "LLM first token"),

@@ -16,7 +16,7 @@ use pocket_voicebench::{Sample, append_record, load_split, open_for_resume, shar
 
 use super::audio::{AudioAnswerer, AudioSetup};
 use super::progress::Progress;
-use super::spec::{Modality, Shard, output_path};
+use super::spec::{Modality, Shard, TurnEnd, output_path};
 use super::text::TextAnswerer;
 use super::worker::{Answerer, Factory, run_pool};
 use crate::cmd::converse::{ChatChoice, EndpointChoice, PaceArg};
@@ -59,6 +59,11 @@ pub struct RunArgs {
     /// Sampler seed (the default greedy decoding does not use it).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// How a sample's turn ends (audio, ttft): `sample` (default) makes the whole sample one
+    /// turn, released where its speech ends as push-to-talk would; `natural` leaves it to
+    /// the loop's endpointing (`--endpoint`), which may end a turn at a pause inside it.
+    #[arg(long, value_enum, default_value = "sample")]
+    pub turn: TurnEnd,
     /// Silence that ends a user turn in `--endpoint fixed`.
     #[arg(long, default_value_t = 400)]
     pub end_silence_ms: u64,
@@ -175,6 +180,7 @@ fn make_factory(args: &RunArgs, jobs: usize) -> Result<Factory> {
                 engines: opts,
                 pace,
                 stop_at_first_audio: args.modality == Modality::Ttft,
+                turn: args.turn,
                 endpoint: args.endpoint.config(args.end_silence_ms),
                 first_audio_gate: (args.first_audio_gate_ms > 0)
                     .then(|| Duration::from_millis(args.first_audio_gate_ms)),

@@ -1,4 +1,5 @@
-//! Small typed arguments of `voicebench run`: the modality, the pace and the shard `i/n`.
+//! Small typed arguments of `voicebench run`: the modality, how a turn ends, and the shard
+//! `i/n`.
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -15,6 +16,17 @@ pub enum Modality {
     /// Like `audio`, but the reply is stopped as soon as its first audio plays: the latency
     /// of the whole loop without waiting for the rest of the answer (responses are partial).
     Ttft,
+}
+
+/// How a sample's turn ends (audio, ttft).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TurnEnd {
+    /// The whole sample is one user turn: the loop is told where its speech ends, as a
+    /// push-to-talk release would, so no pause inside it ends the turn.
+    Sample,
+    /// The loop's own endpointing (`--endpoint`) decides, as in hands-free use: a long pause
+    /// inside a sample may end a turn there (the record then counts and joins every turn).
+    Natural,
 }
 
 /// One shard of a run: samples whose index % `count` == `index` (`index` counts from 0, like

@@ -8,6 +8,8 @@ use std::sync::{Arc, Mutex, mpsc};
 use anyhow::{Result, anyhow};
 use pocket_voicebench::{Record, Sample};
 
+use super::outcome::Outcome;
+
 /// Answers one sample at a time, each as a fresh conversation.
 pub trait Answerer {
     fn answer(&mut self, sample: &Sample) -> Result<Record>;
@@ -17,9 +19,11 @@ pub trait Answerer {
 pub type Factory = Arc<dyn Fn(usize) -> Result<Box<dyn Answerer>> + Send + Sync>;
 
 /// A record for a sample that could not be answered: empty response (scored as a wrong
-/// answer, as VoiceBench scores an empty reply) and the reason in `error`.
+/// answer, as VoiceBench scores an empty reply), `outcome` "error" and the reason in `error`.
 pub fn failed_record(sample: &Sample, e: &anyhow::Error) -> Record {
     let mut r = Record::from_sample(sample, "");
+    r.extra
+        .insert("outcome".into(), Outcome::Error.as_str().into());
     r.extra
         .insert("error".into(), serde_json::Value::String(format!("{e:#}")));
     r

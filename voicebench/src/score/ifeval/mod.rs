@@ -10,6 +10,7 @@ pub use checkers::{Instruction, Relation};
 pub use language::detect_language;
 pub use text::{count_sentences, count_words, split_into_sentences};
 
+use super::pytext::py_strip;
 use crate::sample::InstructionKwargs;
 
 /// One ifeval item to score.
@@ -39,12 +40,12 @@ fn clean_response(response: &str) -> &str {
     let mut r = response;
     for tag in ["<1>", "<2>", "<3>"] {
         if let Some(rest) = r.strip_prefix(tag) {
-            r = rest.trim();
+            r = py_strip(rest);
             break;
         }
     }
     if let Some(rest) = r.strip_suffix("<|user|>") {
-        r = rest.trim();
+        r = py_strip(rest);
     }
     r
 }
@@ -58,7 +59,7 @@ fn loose_variants(response: &str) -> Vec<String> {
         if from >= to {
             String::new()
         } else {
-            lines[from..to].join("\n").trim().to_string()
+            py_strip(&lines[from..to].join("\n")).to_string()
         }
     };
     let remove_first = join(1, n);
@@ -79,7 +80,7 @@ fn loose_variants(response: &str) -> Vec<String> {
 fn follows(instruction: &Instruction, candidates: &[String]) -> bool {
     candidates
         .iter()
-        .any(|r| !r.trim().is_empty() && instruction.check(r))
+        .any(|r| !py_strip(r).is_empty() && instruction.check(r))
 }
 
 /// Per-item results: for each instruction, (strict, loose).

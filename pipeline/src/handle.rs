@@ -19,7 +19,7 @@ use crate::actor::pace::SynthPace;
 use crate::actor::text_end::TextEnd;
 use crate::actor::turn_end::SmartEnd;
 use crate::actor::{COMMAND_SOURCE, Command, MicFrame, Report};
-use crate::audio::ring::{PlaybackReader, PlaybackState, playback_ring};
+use crate::ring::{PlaybackReader, PlaybackState, playback_ring};
 use crate::chan::{self, Mailbox, Tx};
 use crate::clock::Clock;
 use crate::config::{EndpointMode, PipelineConfig};

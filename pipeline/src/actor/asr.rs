@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{AsrMsg, Report};
-use crate::audio::ring::PlaybackState;
+use crate::ring::PlaybackState;
 use crate::chan::{Rx, Tx};
 use crate::clock::Clock;
 use crate::echo::FRAME;

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use super::Report;
-use crate::audio::ring::PlaybackState;
+use crate::ring::PlaybackState;
 use crate::chan::Tx;
 use crate::clock::Clock;
 use crate::types::TurnId;

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::ring::PlaybackReader;
+use crate::ring::PlaybackReader;
 use crate::PipelineError;
 use crate::handle::{MicSender, PipelineHandle};
 use crate::types::{Event, State};

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use crate::audio::file::{FileSink, Pace, TurnOutcome, converse};
-use crate::audio::resample::resample_all;
+use crate::resample::resample_all;
 use crate::config::PipelineConfig;
 use crate::engines::default::{EngineOptions, load_default};
 use crate::handle::Pipeline;

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::mocks::{ChatLog, MockChat, MockSpeaker, MockTranscriber};
-use crate::audio::ring::PlaybackReader;
+use crate::ring::PlaybackReader;
 use crate::clock::Clock;
 use crate::config::PipelineConfig;
 use crate::engines::energy::EnergyDetector;

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use super::DeviceStats;
 use super::stream::{OpenError, Opened, SharedCapture, SharedReader, open_input, open_output};
 use super::watchdog::{Backoff, Reading, Verdict, Watchdog};
-use crate::audio::ring::PlaybackState;
+use crate::ring::PlaybackState;
 use crate::handle::ErrorReporter;
 
 /// How often the streams are looked at.

@@ -13,8 +13,8 @@ use std::io::Cursor;
 use std::path::Path;
 
 use pocket_fuzz::{Field, Kind, Rng, mutate};
-use pocket_pipeline::resample::new_resampler;
 use pocket_pipeline::audio::wav::{MAX_SAMPLES, decode_mono};
+use pocket_pipeline::resample::new_resampler;
 
 #[global_allocator]
 static ALLOC: pocket_fuzz::CapAlloc = pocket_fuzz::CapAlloc;

@@ -9,13 +9,13 @@ use std::time::Duration;
 
 use super::pace::SynthPace;
 use super::{Report, Speak, Turn};
-use crate::resample::{Resampler, new_resampler};
-use crate::ring::{PlaybackState, PlaybackWriter};
 use crate::chan::Rx;
 use crate::chan::Tx;
 use crate::clock::Clock;
 use crate::engines::Speaker;
 use crate::heard::Timeline;
+use crate::resample::{Resampler, new_resampler};
+use crate::ring::{PlaybackState, PlaybackWriter};
 
 /// How long the writer sleeps while the ring is full.
 const RING_WAIT: Duration = Duration::from_millis(5);

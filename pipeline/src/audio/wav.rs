@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use crate::resample::resample_all;
 use crate::PipelineError;
+use crate::resample::resample_all;
 
 fn file_err(path: &Path, message: impl std::fmt::Display) -> PipelineError {
     PipelineError::AudioFile {

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::Duration;
 
-use crate::resample::new_resampler;
 use crate::handle::MicSender;
+use crate::resample::new_resampler;
 
 pub(super) fn run(
     mut cons: HeapCons<f32>,

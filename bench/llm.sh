@@ -20,8 +20,11 @@ cd "$(dirname "$0")/.."
 THREADS=${1:-2}; ROUNDS=${2:-3}; P=${3:-128}; N=${4:-128}
 LLAMA_BIN=${LLAMA_BIN:-/work/peers/build/bin}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target}
-cargo build --release -q -p pocket-cli
-POCKET="$CARGO_TARGET_DIR/release/pocket"
+# POCKET=BINARY uses that `pocket` instead of building the release one.
+if [ -z "${POCKET:-}" ]; then
+  cargo build --release -q -p pocket-cli
+  POCKET="$CARGO_TARGET_DIR/release/pocket"
+fi
 SMOL="$("$POCKET" assets path smollm2-135m-instruct-q4_1)/SmolLM2-135M-Instruct.Q4_1.gguf"
 WORK=${BENCH_DIR:-${TMPDIR:-/tmp}/pocket-llm-bench}
 mkdir -p "$WORK"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference end-of-turn probabilities of Smart Turn v3.2 for turn/src/reference.rs.
+"""Reference end-of-turn probabilities of Smart Turn v3.2 for turn/tests/parity.rs.
 
 Runs the pipecat-ai 1.14.0 wheel's own feature code (`_whisper_features.py`) and the ONNX model
 under Python onnxruntime on a few cuts of the test-audio assets, the way the wheel's

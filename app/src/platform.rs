@@ -3,7 +3,7 @@
 //! arrives at the platform's rate and is converted to the loop's 16 kHz here.
 
 use pocket_pipeline::AudioPorts;
-use pocket_pipeline::audio::resample::Resampler;
+use pocket_pipeline::resample::{Resampler, new_resampler};
 use tauri::AppHandle;
 use tauri_plugin_voice_audio::{StreamIo, VoiceAudioExt};
 
@@ -46,7 +46,7 @@ pub fn stream_io(ports: AudioPorts) -> StreamIo {
                 return;
             }
             if resampler.as_ref().map(Resampler::from_rate) != Some(rate) {
-                resampler = Some(Resampler::new(rate, MIC_RATE));
+                resampler = Some(new_resampler(rate, MIC_RATE));
             }
             if let Some(r) = resampler.as_mut() {
                 converted.clear();

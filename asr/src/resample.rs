@@ -1,33 +1,25 @@
 //! Streaming conversion of any sample rate and channel count to 16 kHz mono: channels are
-//! averaged, then a windowed-sinc (Blackman) low-pass interpolator with a precomputed
-//! polyphase table resamples by the exact rational ratio, so no drift accumulates.
+//! averaged, then `pocket_signal`'s windowed-sinc resampler converts by the exact rational
+//! ratio (no drift) with the filter the recognizer was tuned with.
+
+use pocket_signal::Filter;
 
 use crate::error::AsrError;
 use crate::mel::SAMPLE_RATE;
 
-/// Zero crossings of the sinc kept on each side (at the narrower of the two rates).
-const HALF_ZEROS: usize = 16;
+/// Cut-off at 94% of the lower Nyquist; 16 samples of the lower rate on each side.
+const FILTER: Filter = Filter {
+    cutoff: 0.94,
+    half_width: 16.0,
+};
 
 /// Streaming resampler to 16 kHz mono.
 #[derive(Debug)]
 pub struct Resampler {
-    in_rate: u32,
     channels: u16,
-    /// Output step in input samples is `num / den` (in_rate / out_rate, reduced).
-    num: u64,
-    den: u64,
-    half: usize,
-    /// `[den][2 * half]` filter taps per output phase.
-    table: Vec<f32>,
-    /// Mono input not yet fully consumed; `hist[0]` is input sample `base`.
-    hist: Vec<f32>,
-    base: u64,
-    /// Next output sample index.
-    out_pos: u64,
-}
-
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 { a } else { gcd(b, a % b) }
+    inner: pocket_signal::Resampler,
+    /// The current chunk, down-mixed.
+    mono: Vec<f32>,
 }
 
 impl Resampler {
@@ -43,53 +35,15 @@ impl Resampler {
                 "{channels} channels is not supported (1..=64)"
             )));
         }
-        let g = gcd(u64::from(in_rate), SAMPLE_RATE as u64);
-        let (num, den) = (u64::from(in_rate) / g, SAMPLE_RATE as u64 / g);
-        // Cut-off just under the lower Nyquist; widen the kernel when downsampling.
-        let ratio = (SAMPLE_RATE as f64 / f64::from(in_rate)).min(1.0);
-        let cutoff = 0.94 * ratio;
-        let half = ((HALF_ZEROS as f64 / ratio).ceil() as usize).max(1);
-        let mut table = vec![0f32; den as usize * 2 * half];
-        if num != den {
-            for p in 0..den as usize {
-                // Phase p: output lands at frac = (p * num mod den) / den past an input sample.
-                let frac = ((p as u64 * num) % den) as f64 / den as f64;
-                let row = &mut table[p * 2 * half..(p + 1) * 2 * half];
-                for (t, v) in row.iter_mut().enumerate() {
-                    // Tap t is input sample floor(x) - half + 1 + t.
-                    let dist = t as f64 - (half as f64 - 1.0) - frac;
-                    let x = dist * cutoff;
-                    let sinc = if x.abs() < 1e-9 {
-                        1.0
-                    } else {
-                        (std::f64::consts::PI * x).sin() / (std::f64::consts::PI * x)
-                    };
-                    let wpos = (dist / half as f64 + 1.0) / 2.0; // 0..1 across the kernel
-                    let win = if (0.0..=1.0).contains(&wpos) {
-                        0.42 - 0.5 * (2.0 * std::f64::consts::PI * wpos).cos()
-                            + 0.08 * (4.0 * std::f64::consts::PI * wpos).cos()
-                    } else {
-                        0.0
-                    };
-                    *v = (cutoff * sinc * win) as f32;
-                }
-            }
-        }
         Ok(Self {
-            in_rate,
             channels,
-            num,
-            den,
-            half,
-            table,
-            hist: Vec::new(),
-            base: 0,
-            out_pos: 0,
+            inner: pocket_signal::Resampler::new(in_rate, SAMPLE_RATE as u32, FILTER),
+            mono: Vec::new(),
         })
     }
 
     pub fn in_rate(&self) -> u32 {
-        self.in_rate
+        self.inner.from_rate()
     }
 
     pub fn channels(&self) -> u16 {
@@ -106,64 +60,19 @@ impl Resampler {
                 input.len()
             )));
         }
-        let scale = 1.0 / ch as f32;
-        if self.num == self.den {
-            out.extend(
-                input
-                    .chunks_exact(ch)
-                    .map(|f| f.iter().sum::<f32>() * scale),
-            );
+        if ch == 1 {
+            self.inner.process(input, out);
             return Ok(());
         }
-        self.hist.extend(
-            input
-                .chunks_exact(ch)
-                .map(|f| f.iter().sum::<f32>() * scale),
-        );
-        self.drain(out, false);
+        self.mono.clear();
+        pocket_signal::downmix(input, self.channels, &mut self.mono);
+        self.inner.process(&self.mono, out);
         Ok(())
     }
 
     /// Flushes the samples held back for the filter's look-ahead (end of stream).
     pub fn flush(&mut self, out: &mut Vec<f32>) {
-        if self.num != self.den {
-            self.drain(out, true);
-        }
-    }
-
-    fn drain(&mut self, out: &mut Vec<f32>, end: bool) {
-        let half = self.half as u64;
-        let avail = self.base + self.hist.len() as u64;
-        loop {
-            // Output j sits at input position j * num / den.
-            let pos_num = self.out_pos * self.num;
-            let i0 = pos_num / self.den;
-            if i0 + half >= avail && !(end && i0 < avail) {
-                break;
-            }
-            let phase = (self.out_pos % self.den) as usize;
-            let row = &self.table[phase * 2 * self.half..(phase + 1) * 2 * self.half];
-            let first = i0 as i64 - half as i64 + 1;
-            let mut acc = 0f32;
-            for (t, &c) in row.iter().enumerate() {
-                let idx = first + t as i64 - self.base as i64;
-                if idx >= 0 && (idx as usize) < self.hist.len() {
-                    acc += c * self.hist[idx as usize];
-                }
-            }
-            out.push(acc);
-            self.out_pos += 1;
-        }
-        // Drop input no future output needs.
-        let next_first = (self.out_pos * self.num / self.den).saturating_sub(half);
-        if next_first > self.base {
-            let drop = ((next_first - self.base) as usize).min(self.hist.len());
-            self.hist.drain(..drop);
-            self.base += drop as u64;
-        }
-        if end {
-            self.hist.clear();
-        }
+        self.inner.flush(out);
     }
 }
 

@@ -2,6 +2,7 @@
 //! loop, and the latency harness.
 
 mod cmd;
+mod error_text;
 
 use clap::{Parser, Subcommand};
 
@@ -66,7 +67,7 @@ fn main() -> std::process::ExitCode {
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", error_text::error_text(&e));
             std::process::ExitCode::FAILURE
         }
     }

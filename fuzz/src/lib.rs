@@ -19,10 +19,10 @@
 
 mod alloc;
 pub mod mutate;
-mod rng;
 mod run;
 
 pub use alloc::CapAlloc;
 pub use mutate::{Field, Kind};
-pub use rng::Rng;
+/// The workspace's seeded generator (SplitMix64): a whole run follows from one printed seed.
+pub use pocket_stats::Rng;
 pub use run::{Report, fuzz, hex_dump, replay_dir};

@@ -502,7 +502,7 @@ mod tests {
     #[test]
     fn matmul_many_matches_reference_for_decode_and_prefill() {
         let pool = ThreadPool::new(3).expect("pool");
-        let mut rng = Rng(5);
+        let mut rng = Rng::new(5);
         let k = 256;
         let specs = [
             (DType::Q4_1, 200),
@@ -516,7 +516,7 @@ mod tests {
         let data: Vec<Vec<u8>> = specs
             .iter()
             .map(|&(d, rows)| {
-                let x = rng.vec(rows * k, 1.0);
+                let x = rng.uniform_vec(rows * k, 1.0);
                 match d {
                     DType::Q6_K => crate::quant::block_bytes(
                         &x.chunks(256)
@@ -537,7 +537,7 @@ mod tests {
         for isa in Isa::under_test() {
             let mut scratch = MatmulScratch::with_isa(isa);
             for n in [1, 3, 70, 130] {
-                let x = rng.vec(n * k, 1.0);
+                let x = rng.uniform_vec(n * k, 1.0);
                 let mut ws: Vec<Weights<'_>> = specs
                     .iter()
                     .zip(&data)
@@ -581,7 +581,7 @@ mod tests {
 
     #[test]
     fn interleaved_rows_dequantize_like_the_original() {
-        let x = Rng(8).vec(16 * 64, 1.0);
+        let x = Rng::new(8).uniform_vec(16 * 64, 1.0);
         let bytes = quantize_bytes(DType::Q4_1, &x).expect("q");
         let w = Weights::new(DType::Q4_1, 16, 64, &bytes).expect("w");
         let packed = crate::repack::repack_x8(DType::Q4_1, 16, 64, &bytes).expect("repack");

@@ -1,7 +1,16 @@
 //! Pocket Voice LLM engine: GGUF models (llama, qwen2, qwen3) on memmap2 with quantized SIMD
-//! kernels, an f16 KV cache, a byte-level BPE tokenizer and streaming generation.
+//! kernels, an f16 KV cache, a byte-level BPE tokenizer and streaming generation. Synchronous:
+//! every method runs on the caller's thread (the matmuls on the kernels' thread pool).
 //!
-//! The engine is being built under issue 3; this crate currently holds only its error type.
+//! Where things are:
+//! - [`gguf`]: the file reader; [`gguf_writer`], [`requant`] and [`synth`] write GGUF files.
+//! - [`tokenizer`], [`chat`] (prompt formats, `<think>` filter), [`sampler`].
+//! - [`Model::load`] (`model/`: config, tensor binding, the forward pass), [`Session`] (one
+//!   KV cache: prefill, decode, truncate), [`generate`] (sample → decode → stream).
+//! - [`ChatSession`]: a conversation over a session, with its history policy, as the voice loop
+//!   uses it.
+//!
+//! docs/ARCHITECTURE.md, "LLM engine front end" and "LLM engine core", says how each works.
 
 mod error;
 pub use error::LlmError;

@@ -93,16 +93,14 @@ pub struct Rng {
 impl Rng {
     /// A generator whose stream depends only on `seed`.
     pub fn new(seed: u64) -> Self {
-        let mut x = seed;
-        let mut split = || {
-            x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = x;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        };
+        let mut split = pocket_stats::Rng::new(seed);
         Self {
-            s: [split(), split(), split(), split()],
+            s: [
+                split.next_u64(),
+                split.next_u64(),
+                split.next_u64(),
+                split.next_u64(),
+            ],
         }
     }
 

@@ -7,7 +7,7 @@ use aec3::pipelines::linear::{self, LinearPipeline};
 use ringbuf::HeapCons;
 use ringbuf::traits::Consumer;
 
-use crate::audio::resample::Resampler;
+use crate::resample::{Resampler, new_resampler};
 
 /// Samples per 10 ms frame at 16 kHz.
 pub(crate) const FRAME: usize = 160;
@@ -44,7 +44,7 @@ impl EchoCanceller {
         Ok(Self {
             aec,
             reference,
-            resampler: Resampler::new(output_rate, 16_000),
+            resampler: new_resampler(output_rate, 16_000),
             raw: vec![0.0; 4096],
             pending: Vec::with_capacity(8192),
             out: [0.0; FRAME],

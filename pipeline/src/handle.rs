@@ -20,7 +20,6 @@ use crate::actor::text_end::TextEnd;
 use crate::actor::turn_end::SmartEnd;
 use crate::actor::words::WordsJudge;
 use crate::actor::{COMMAND_SOURCE, Command, MicFrame, Report};
-use crate::audio::ring::{PlaybackReader, PlaybackState, playback_ring};
 use crate::chan::{self, Mailbox, Tx};
 use crate::clock::Clock;
 use crate::config::{EndpointMode, PipelineConfig};
@@ -28,6 +27,7 @@ use crate::echo::{EchoSetup, FRAME};
 use crate::engines::Engines;
 use crate::heard::Timeline;
 use crate::metrics::{Report as LatencyReport, TurnRecord};
+use crate::ring::{PlaybackReader, PlaybackState, playback_ring};
 use crate::sim::Activity;
 use crate::types::{Event, Stamped, State, TurnId};
 

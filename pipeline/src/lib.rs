@@ -4,6 +4,11 @@
 //! Start a loop with [`Pipeline::start`] on a set of [`engines::Engines`]; attach audio to the
 //! returned [`AudioPorts`] (a device with `audio::device`, files with `audio::file`); drive it
 //! and read its [`Event`]s through the cloneable [`PipelineHandle`].
+//!
+//! Floors inside the crate: the playback [`ring`] and the sample-rate conversions
+//! ([`resample`]) are used by the actors and the handle; `audio/` (devices, files, WAV) sits
+//! above them and drives a running pipeline through its handle. Nothing below `audio/`
+//! imports from it.
 
 mod actor;
 pub mod audio;
@@ -17,6 +22,8 @@ mod error;
 mod handle;
 mod heard;
 pub mod metrics;
+pub mod resample;
+pub mod ring;
 mod sim;
 pub mod soak;
 mod types;

@@ -134,8 +134,7 @@ impl Percentiles {
         if values.is_empty() {
             return None;
         }
-        let mut v = values.to_vec();
-        v.sort_by(f64::total_cmp);
+        let v = pocket_stats::sorted(values);
         Some(Self {
             n: v.len(),
             p50: nearest_rank(&v, 0.5),
@@ -144,10 +143,8 @@ impl Percentiles {
     }
 }
 
-/// The nearest-rank `p` percentile (0 < p <= 1) of `sorted` (ascending, not empty).
-pub fn nearest_rank(sorted: &[f64], p: f64) -> f64 {
-    sorted[((p * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len()) - 1]
-}
+/// The workspace's percentile rule (nearest rank), here for the reports built on this one.
+pub use pocket_stats::nearest_rank;
 
 /// The JSON latency report of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -13,8 +13,8 @@ use std::io::Cursor;
 use std::path::Path;
 
 use pocket_fuzz::{Field, Kind, Rng, mutate};
-use pocket_pipeline::audio::resample::Resampler;
 use pocket_pipeline::audio::wav::{MAX_SAMPLES, decode_mono};
+use pocket_pipeline::resample::new_resampler;
 
 #[global_allocator]
 static ALLOC: pocket_fuzz::CapAlloc = pocket_fuzz::CapAlloc;
@@ -119,7 +119,7 @@ fn exec(input: &[u8]) {
     assert!(mono.iter().all(|s| s.is_finite()), "non-finite sample");
     // Stream it back to another rate in chunks of the size the selector byte says.
     let to = RATES[usize::from(sel / 8) % 5];
-    let mut r = Resampler::new(rate, to);
+    let mut r = new_resampler(rate, to);
     let mut out = Vec::new();
     for chunk in mono.chunks(1 + usize::from(sel)) {
         r.process(chunk, &mut out);

@@ -12,14 +12,14 @@ fn case(
     len: usize,
     stride: usize,
 ) -> (Vec<f32>, Vec<f16>, Vec<f16>) {
-    let q = rng.vec(g * hd, 1.0);
+    let q = rng.uniform_vec(g * hd, 1.0);
     let kt: Vec<f16> = rng
-        .vec(hd * stride, 2.0)
+        .uniform_vec(hd * stride, 2.0)
         .into_iter()
         .map(f16::from_f32)
         .collect();
     let v: Vec<f16> = rng
-        .vec(len * hd, 1.0)
+        .uniform_vec(len * hd, 1.0)
         .into_iter()
         .map(f16::from_f32)
         .collect();
@@ -28,7 +28,7 @@ fn case(
 
 #[test]
 fn simd_attention_matches_reference_and_f64() {
-    let mut rng = Rng(21);
+    let mut rng = Rng::new(21);
     for (g, hd, len) in [
         (1, 8, 1),
         (3, 64, 7),

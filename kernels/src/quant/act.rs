@@ -105,7 +105,7 @@ mod tests {
 
     #[test]
     fn q8a_reconstructs_within_half_a_step() {
-        let x = Rng(10).vec(64, 5.0);
+        let x = Rng::new(10).uniform_vec(64, 5.0);
         let mut b = [BlockQ8A::ZERO; 2];
         quantize_q8a(&x, &mut b);
         for (v, blk) in x.chunks(32).zip(&b) {
@@ -120,7 +120,7 @@ mod tests {
 
     #[test]
     fn q8k_sums_and_scale() {
-        let x = Rng(11).vec(256, 2.0);
+        let x = Rng::new(11).uniform_vec(256, 2.0);
         let mut b = [BlockQ8K::ZERO];
         quantize_q8k(&x, &mut b);
         let s: i32 = b[0].qs[..16].iter().map(|&q| i32::from(q)).sum();

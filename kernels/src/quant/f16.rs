@@ -31,7 +31,7 @@ mod tests {
 
     #[test]
     fn f16_and_bf16_round_trip_within_their_precision() {
-        let x = Rng(1).vec(1000, 8.0);
+        let x = Rng::new(1).uniform_vec(1000, 8.0);
         let mut h = vec![f16::ZERO; x.len()];
         let mut b = vec![bf16::ZERO; x.len()];
         let mut y = vec![0.0; x.len()];

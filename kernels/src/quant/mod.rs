@@ -184,24 +184,8 @@ pub(crate) fn nearest_int(x: f32) -> i32 {
 
 #[cfg(test)]
 pub(crate) mod testutil {
-    /// A small deterministic generator for test data (splitmix64).
-    pub struct Rng(pub u64);
-    impl Rng {
-        pub fn next_u64(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        }
-        /// Uniform in [-1, 1).
-        pub fn f32(&mut self) -> f32 {
-            (self.next_u64() >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-        }
-        pub fn vec(&mut self, n: usize, scale: f32) -> Vec<f32> {
-            (0..n).map(|_| self.f32() * scale).collect()
-        }
-    }
+    /// The workspace's seeded generator (splitmix64), for test data.
+    pub use pocket_stats::Rng;
 
     /// Largest absolute difference.
     pub fn max_abs_diff(a: &[f32], b: &[f32]) -> f32 {
@@ -218,13 +202,13 @@ mod tests {
 
     #[test]
     fn nearest_int_rounds_like_round_even() {
-        let mut rng = testutil::Rng(3);
+        let mut rng = testutil::Rng::new(3);
         for i in 0..100_000 {
             let x = match i % 3 {
-                0 => rng.f32() * 40.0,
+                0 => rng.uniform() * 40.0,
                 // Exact halves: ties go to even.
-                1 => ((rng.f32() * 1000.0) as i32) as f32 + 0.5,
-                _ => rng.f32() * 4_194_303.0,
+                1 => ((rng.uniform() * 1000.0) as i32) as f32 + 0.5,
+                _ => rng.uniform() * 4_194_303.0,
             };
             assert_eq!(nearest_int(x), round_even(x), "{x}");
         }

@@ -57,9 +57,9 @@ mod tests {
 
     #[test]
     fn round_trip_error_is_within_one_step() {
-        let mut rng = Rng(4);
+        let mut rng = Rng::new(4);
         for _ in 0..50 {
-            let x = rng.vec(32, 2.0);
+            let x = rng.uniform_vec(32, 2.0);
             let b = BlockQ4_1::quantize(&x);
             let mut y = [0.0; 32];
             b.dequantize(&mut y);

@@ -259,7 +259,7 @@ mod tests {
 
     #[test]
     fn scales_pack_and_unpack() {
-        let mut rng = Rng(6);
+        let mut rng = Rng::new(6);
         let sc: [u8; 8] = std::array::from_fn(|_| (rng.next_u64() % 64) as u8);
         let m: [u8; 8] = std::array::from_fn(|_| (rng.next_u64() % 64) as u8);
         let b = BlockQ4K {
@@ -275,7 +275,7 @@ mod tests {
 
     #[test]
     fn round_trip_error_is_small() {
-        let x = Rng(7).vec(256, 1.0);
+        let x = Rng::new(7).uniform_vec(256, 1.0);
         let b = BlockQ4K::quantize(&x);
         let mut y = [0.0; 256];
         b.dequantize(&mut y);

@@ -69,9 +69,9 @@ mod tests {
 
     #[test]
     fn round_trip_error_is_within_one_step() {
-        let mut rng = Rng(5);
+        let mut rng = Rng::new(5);
         for _ in 0..50 {
-            let x = rng.vec(32, 2.0);
+            let x = rng.uniform_vec(32, 2.0);
             let b = BlockQ5_0::quantize(&x);
             let mut y = [0.0; 32];
             b.dequantize(&mut y);

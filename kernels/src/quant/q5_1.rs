@@ -76,9 +76,9 @@ mod tests {
 
     #[test]
     fn round_trip_error_is_within_half_a_step() {
-        let mut rng = Rng(15);
+        let mut rng = Rng::new(15);
         for _ in 0..50 {
-            let x = rng.vec(32, 2.0);
+            let x = rng.uniform_vec(32, 2.0);
             let b = BlockQ5_1::quantize(&x);
             let mut y = [0.0; 32];
             b.dequantize(&mut y);

@@ -93,7 +93,7 @@ mod tests {
 
     #[test]
     fn round_trip_error_is_small_and_bits_sit_where_ggml_puts_them() {
-        let x = Rng(17).vec(256, 1.0);
+        let x = Rng::new(17).uniform_vec(256, 1.0);
         let b = BlockQ5K::quantize(&x);
         let mut y = [0.0; 256];
         b.dequantize(&mut y);

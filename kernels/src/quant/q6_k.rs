@@ -162,7 +162,7 @@ mod tests {
     #[test]
     fn element_layout_matches_ggml_loop() {
         // GGML's dequantize_row_q6_K loop, written out, on random bytes.
-        let mut rng = Rng(8);
+        let mut rng = Rng::new(8);
         let mut b = BlockQ6K {
             ql: [0; 128],
             qh: [0; 64],
@@ -185,7 +185,7 @@ mod tests {
 
     #[test]
     fn round_trip_error_is_small() {
-        let x = Rng(9).vec(256, 1.0);
+        let x = Rng::new(9).uniform_vec(256, 1.0);
         let b = BlockQ6K::quantize(&x);
         let mut y = [0.0; 256];
         b.dequantize(&mut y);

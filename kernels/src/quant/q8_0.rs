@@ -50,7 +50,7 @@ mod tests {
 
     #[test]
     fn round_trip_error_is_within_half_a_step() {
-        let x = Rng(2).vec(32, 3.0);
+        let x = Rng::new(2).uniform_vec(32, 3.0);
         let b = BlockQ8_0::quantize(&x);
         let mut y = [0.0; 32];
         b.dequantize(&mut y);

@@ -11,7 +11,7 @@ use crate::{ActKind, DType, Isa};
 /// Random weights of `dtype`: quantized random values, plus raw random bytes with finite
 /// scales for the block formats (every bit pattern of the payload).
 fn random_weights(rng: &mut Rng, dtype: DType, rows: usize, k: usize, raw: bool) -> Vec<u8> {
-    let x = rng.vec(rows * k, 1.5);
+    let x = rng.uniform_vec(rows * k, 1.5);
     let mut bytes = match dtype {
         DType::Q4_K => quant::block_bytes(
             &x.chunks(256)
@@ -111,7 +111,7 @@ fn ks(dtype: DType) -> &'static [usize] {
 
 #[test]
 fn simd_tiles_match_scalar() {
-    let mut rng = Rng(42);
+    let mut rng = Rng::new(42);
     eprintln!("kernel families on this CPU: {:?}", Isa::available());
     for isa in Isa::simd_under_test() {
         for (dtype, layout) in DType::ALL.into_iter().map(|d| (d, Layout::Rows)).chain(
@@ -134,7 +134,7 @@ fn simd_tiles_match_scalar() {
                         }
                     }
                     let w = random_weights(&mut rng, dtype, rows, k, raw);
-                    let x = rng.vec(n * k, 2.0);
+                    let x = rng.uniform_vec(n * k, 2.0);
                     let acts = prepare(dtype.act_kind(), &x, k);
                     let want = run(
                         scalar::tile_fn(dtype, Layout::Rows),
@@ -193,11 +193,11 @@ fn simd_tiles_match_scalar() {
 
 #[test]
 fn scalar_dots_match_dequantized_arithmetic() {
-    let mut rng = Rng(7);
+    let mut rng = Rng::new(7);
     for dtype in DType::ALL {
         for &k in ks(dtype) {
             let w = random_weights(&mut rng, dtype, 1, k, false);
-            let x = rng.vec(k, 1.0);
+            let x = rng.uniform_vec(k, 1.0);
             let mut deq = vec![0.0; k];
             dequantize_row(dtype, &w, &mut deq).expect("deq");
             let exact: f64 = deq
@@ -239,11 +239,11 @@ fn scalar_dots_match_dequantized_arithmetic() {
 
 #[test]
 fn simd_activation_quantizers_are_bit_identical() {
-    let mut rng = Rng(3);
+    let mut rng = Rng::new(3);
     for isa in Isa::under_test() {
         let q = act_quant(isa);
         for scale in [0.0, 1e-3, 1.0, 300.0] {
-            let x = rng.vec(512, scale);
+            let x = rng.uniform_vec(512, scale);
             let mut want = vec![BlockQ8A::ZERO; 16];
             let mut got = vec![BlockQ8A::ZERO; 16];
             quant::quantize_q8a(&x, &mut want);

@@ -29,13 +29,17 @@ fn exp_is_accurate_over_the_whole_range() {
 
 #[test]
 fn simd_vector_kernels_match_scalar() {
-    let mut rng = Rng(9);
+    let mut rng = Rng::new(9);
     let s = ops_for(Isa::Scalar);
     for isa in Isa::under_test() {
         let v = ops_for(isa);
         for n in [0usize, 1, 7, 8, 15, 16, 64, 67, 200] {
-            let a: Vec<f16> = rng.vec(n, 3.0).into_iter().map(f16::from_f32).collect();
-            let b = rng.vec(n, 3.0);
+            let a: Vec<f16> = rng
+                .uniform_vec(n, 3.0)
+                .into_iter()
+                .map(f16::from_f32)
+                .collect();
+            let b = rng.uniform_vec(n, 3.0);
             let (x, y) = ((s.dot_f16)(&a, &b), (v.dot_f16)(&a, &b));
             let mag: f32 = a.iter().zip(&b).map(|(p, q)| (p.to_f32() * q).abs()).sum();
             assert!(
@@ -53,7 +57,7 @@ fn simd_vector_kernels_match_scalar() {
                 );
             }
 
-            let g = rng.vec(n, 12.0);
+            let g = rng.uniform_vec(n, 12.0);
             let (mut g1, mut g2) = (g.clone(), g.clone());
             (s.silu_mul)(&mut g1, &b);
             (v.silu_mul)(&mut g2, &b);
@@ -64,7 +68,7 @@ fn simd_vector_kernels_match_scalar() {
                 );
             }
 
-            let mut e = rng.vec(n, 40.0);
+            let mut e = rng.uniform_vec(n, 40.0);
             e.iter_mut().enumerate().for_each(|(i, v)| {
                 if i % 13 == 5 {
                     *v = -200.0

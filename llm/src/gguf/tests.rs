@@ -432,13 +432,8 @@ fn random_mutations_never_panic() {
     let header_len = GgufFile::from_bytes(base.clone())
         .expect("valid")
         .data_offset() as usize;
-    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut rng = pocket_stats::Rng::new(0x9E37_79B9_7F4A_7C15);
+    let mut next = move || rng.next_u64();
     let mut errors = 0;
     for _ in 0..3000 {
         let mut bytes = base.clone();

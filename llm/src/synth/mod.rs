@@ -9,6 +9,7 @@ use std::io::Write;
 
 use pocket_kernels::DType;
 use pocket_kernels::quant::quantize_bytes;
+use pocket_stats::Rng;
 
 use crate::LlmError;
 use crate::gguf::{MetaArray, MetaValue};
@@ -286,30 +287,6 @@ pub fn synth_bytes(shape: SynthShape, quant: SynthQuant, seed: u64) -> Result<Ve
     let mut v = Vec::new();
     write_synth(&mut v, shape, quant, seed)?;
     Ok(v)
-}
-
-/// splitmix64: small, fast, deterministic.
-pub(crate) struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in [-1, 1).
-    pub fn uniform(&mut self) -> f32 {
-        (self.next_u64() >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-    }
-    /// Uniform in 0..n.
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
 }
 
 #[cfg(test)]

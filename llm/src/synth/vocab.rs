@@ -5,7 +5,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::Rng;
+use pocket_stats::Rng;
 
 /// GPT-2's byte -> printable character map (byte-level BPE alphabet).
 pub(crate) fn byte_char(b: u8) -> char {

@@ -7,11 +7,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{AsrMsg, Report};
-use crate::audio::ring::PlaybackState;
 use crate::chan::{Rx, Tx};
 use crate::clock::Clock;
 use crate::echo::FRAME;
 use crate::engines::Transcriber;
+use crate::ring::PlaybackState;
 
 pub(crate) struct Asr {
     pub(crate) transcriber: Box<dyn Transcriber>,

@@ -12,12 +12,12 @@ use std::time::Duration;
 
 use super::words::WordsAsk;
 use super::{BrainCtl, COMMAND_SOURCE, Cause, Command, EarsCtl, Report, Think, Turn};
-use crate::audio::ring::PlaybackState;
 use crate::backchannel::is_backchannel;
 use crate::chan::{Lanes, Mail, Mailbox, Tx};
 use crate::clock::{Clock, ms};
 use crate::heard::Timeline;
 use crate::metrics::{TurnMetrics, TurnRecord};
+use crate::ring::PlaybackState;
 use crate::types::{Event, InterruptedWhile, Stamped, State, TurnId};
 
 /// Fan-out of events to subscribers, plus the run's records (shared with the handle).

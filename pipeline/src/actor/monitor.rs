@@ -7,9 +7,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use super::Report;
-use crate::audio::ring::PlaybackState;
 use crate::chan::Tx;
 use crate::clock::Clock;
+use crate::ring::PlaybackState;
 use crate::types::TurnId;
 
 pub(crate) struct Monitor {

@@ -9,13 +9,13 @@ use std::time::Duration;
 
 use super::pace::SynthPace;
 use super::{Report, Speak, Turn};
-use crate::audio::resample::Resampler;
-use crate::audio::ring::{PlaybackState, PlaybackWriter};
 use crate::chan::Rx;
 use crate::chan::Tx;
 use crate::clock::Clock;
 use crate::engines::Speaker;
 use crate::heard::Timeline;
+use crate::resample::{Resampler, new_resampler};
+use crate::ring::{PlaybackState, PlaybackWriter};
 
 /// How long the writer sleeps while the ring is full.
 const RING_WAIT: Duration = Duration::from_millis(5);
@@ -34,7 +34,7 @@ pub(crate) struct Mouth {
 
 impl Mouth {
     pub(crate) fn run(mut self, inbox: Rx<Speak>) {
-        let mut resampler = Resampler::new(self.speaker.sample_rate(), self.writer.rate());
+        let mut resampler = new_resampler(self.speaker.sample_rate(), self.writer.rate());
         let mut buf: Vec<f32> = Vec::with_capacity(16_384);
         let mut turn_id = 0u64;
         let mut pushed = 0u64;

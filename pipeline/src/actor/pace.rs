@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::audio::ring::PlaybackState;
+use crate::ring::PlaybackState;
 
 pub(crate) struct SynthPace {
     /// Output sample rate (what `pushed` counts in).

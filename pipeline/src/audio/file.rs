@@ -6,9 +6,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::ring::PlaybackReader;
 use crate::PipelineError;
 use crate::handle::{MicSender, PipelineHandle};
+use crate::ring::PlaybackReader;
 use crate::types::{Event, Stamped, State};
 use crossbeam_channel::Receiver;
 

@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use super::resample::resample_all;
 use crate::PipelineError;
+use crate::resample::resample_all;
 
 fn file_err(path: &Path, message: impl std::fmt::Display) -> PipelineError {
     PipelineError::AudioFile {
@@ -68,18 +68,15 @@ pub fn decode_mono<R: std::io::Read>(
                 .map_err(|e| file_err(path, e))?
         }
     };
-    let ch = spec.channels as usize;
-    let mono: Vec<f32> = interleaved
-        .chunks_exact(ch)
-        .map(|f| {
-            let s = f.iter().sum::<f32>() / ch as f32;
-            if s.is_finite() {
-                s.clamp(-1.0, 1.0)
-            } else {
-                0.0
-            }
-        })
-        .collect();
+    let mut mono = Vec::with_capacity(interleaved.len() / usize::from(spec.channels));
+    pocket_signal::downmix(&interleaved, spec.channels, &mut mono);
+    for s in &mut mono {
+        *s = if s.is_finite() {
+            s.clamp(-1.0, 1.0)
+        } else {
+            0.0
+        };
+    }
     if mono.is_empty() {
         return Err(file_err(path, "no audio samples"));
     }

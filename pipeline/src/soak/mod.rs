@@ -312,7 +312,7 @@ pub fn run(
         since_input: Instant::now(),
         errors: Vec::new(),
         stopped: false,
-        rng: plan::Rng::new(opts.seed),
+        rng: pocket_stats::Rng::new(opts.seed),
     };
     let mut report = SoakReport {
         seed: opts.seed,
@@ -386,7 +386,7 @@ struct Driver<'a> {
     since_input: Instant,
     errors: Vec<String>,
     stopped: bool,
-    rng: plan::Rng,
+    rng: pocket_stats::Rng,
 }
 
 impl Driver<'_> {
@@ -462,7 +462,7 @@ impl Driver<'_> {
                 })?;
                 if ended(self).is_none() {
                     // Cut in a little later each time, so a varying part has been heard.
-                    let until = Instant::now() + Duration::from_millis(self.rng.below(150));
+                    let until = Instant::now() + Duration::from_millis(self.rng.below(150) as u64);
                     self.wait("a pause", timeout, |d| {
                         Instant::now() >= until || ended(d).is_some()
                     })?;

@@ -1,6 +1,8 @@
 //! The seeded plan of a soak run: which input each turn is, which turns get cut off and how,
 //! and where the resets fall.
 
+use pocket_stats::Rng;
+
 use super::SoakOptions;
 
 /// How a user turn comes in.
@@ -37,12 +39,12 @@ pub(crate) struct Step {
 }
 
 /// Shares, in percent.
-const RESET_BEFORE: u64 = 4;
-const BARGE_THINKING: u64 = 12;
-const BARGE_SPEAKING: u64 = 15;
-const RESET_WHILE_SPEAKING: u64 = 3;
-const TYPED: u64 = 25;
-const PUSH_TO_TALK: u64 = 25;
+const RESET_BEFORE: usize = 4;
+const BARGE_THINKING: usize = 12;
+const BARGE_SPEAKING: usize = 15;
+const RESET_WHILE_SPEAKING: usize = 3;
+const TYPED: usize = 25;
+const PUSH_TO_TALK: usize = 25;
 
 /// The plan for `opts.turns` turns, the same for the same seed.
 pub(crate) fn plan(opts: &SoakOptions) -> Vec<Step> {
@@ -86,26 +88,4 @@ pub(crate) fn plan(opts: &SoakOptions) -> Vec<Step> {
         });
     }
     steps
-}
-
-/// SplitMix64: small, seeded, the same everywhere.
-pub(crate) struct Rng(u64);
-
-impl Rng {
-    pub(crate) fn new(seed: u64) -> Self {
-        Self(seed)
-    }
-
-    pub(crate) fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (`n` > 0; the modulo bias is negligible for small `n`).
-    pub(crate) fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
 }

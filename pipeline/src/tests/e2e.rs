@@ -5,10 +5,10 @@
 use std::time::Duration;
 
 use crate::audio::file::{FileSink, Pace, TurnOutcome, converse};
-use crate::audio::resample::resample_all;
 use crate::config::PipelineConfig;
 use crate::engines::default::{EngineOptions, load_default};
 use crate::handle::Pipeline;
+use crate::resample::resample_all;
 
 #[test]
 fn spoken_questions_get_spoken_answers_on_the_default_models() {

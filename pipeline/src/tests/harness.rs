@@ -8,13 +8,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::mocks::{ChatLog, MockChat, MockSpeaker, MockTranscriber};
-use crate::audio::ring::PlaybackReader;
 use crate::clock::Clock;
 use crate::config::PipelineConfig;
 use crate::engines::energy::EnergyDetector;
 use crate::engines::tts::ReplySegmenter;
 use crate::engines::{ChatEngine, Engines, SpeechDetector, TurnClassifier};
 use crate::handle::{ErrorReporter, MicSender, Pipeline, PipelineHandle};
+use crate::ring::PlaybackReader;
 use crate::sim::{Activity, Sim};
 use crate::types::{Event, Stamped};
 

@@ -12,10 +12,10 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, anyhow};
 use pocket_assets::Store;
 use pocket_pipeline::audio::file::{ClipEnd, Pace, TurnOutcome, converse_timed, speech_end_sample};
-use pocket_pipeline::audio::resample::resample_all;
 use pocket_pipeline::audio::wav;
 use pocket_pipeline::engines::default::{EngineOptions, load_default};
 use pocket_pipeline::metrics::TurnRecord;
+use pocket_pipeline::resample::resample_all;
 use pocket_pipeline::{Event, MicSender, Pipeline, PipelineConfig, PipelineHandle};
 use pocket_voicebench::{Record, Sample};
 

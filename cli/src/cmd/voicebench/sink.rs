@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use pocket_pipeline::audio::file::Pace;
-use pocket_pipeline::audio::ring::PlaybackReader;
+use pocket_pipeline::ring::PlaybackReader;
 
 pub struct TakeSink {
     said: Arc<Mutex<Vec<f32>>>,

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::Duration;
 
-use crate::audio::resample::Resampler;
 use crate::handle::MicSender;
+use crate::resample::new_resampler;
 
 pub(super) fn run(
     mut cons: HeapCons<f32>,
@@ -18,14 +18,14 @@ pub(super) fn run(
     stop: Arc<AtomicBool>,
 ) {
     let mut from = rate.load(Ordering::Acquire);
-    let mut resampler = Resampler::new(from, 16_000);
+    let mut resampler = new_resampler(from, 16_000);
     let mut raw = vec![0.0f32; 4096];
     let mut out = Vec::with_capacity(4096);
     while running.load(Ordering::Acquire) && !stop.load(Ordering::Acquire) {
         let now = rate.load(Ordering::Acquire);
         if now != from {
             from = now;
-            resampler = Resampler::new(from, 16_000);
+            resampler = new_resampler(from, 16_000);
         }
         loop {
             let n = cons.pop_slice(&mut raw);

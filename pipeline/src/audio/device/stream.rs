@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 
 use super::DeviceStats;
-use crate::audio::ring::PlaybackReader;
+use crate::ring::PlaybackReader;
 
 /// Largest callback buffer handled in one piece (frames); bigger ones are processed in parts.
 const SCRATCH: usize = 8192;

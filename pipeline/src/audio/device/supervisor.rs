@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 use super::DeviceStats;
 use super::stream::{OpenError, Opened, SharedCapture, SharedReader, open_input, open_output};
 use super::watchdog::{Backoff, Reading, Verdict, Watchdog};
-use crate::audio::ring::PlaybackState;
 use crate::handle::ErrorReporter;
+use crate::ring::PlaybackState;
 
 /// How often the streams are looked at.
 const TICK: Duration = Duration::from_millis(50);

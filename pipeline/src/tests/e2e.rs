@@ -104,3 +104,84 @@ fn spoken_questions_get_spoken_answers_on_the_default_models() {
     println!("heard back: {:?}", heard.text);
     assert!(words.len() >= 3, "{:?}", heard.text);
 }
+
+/// The large-model path (`--model` other than SmolLM2, as the 1.5B on a desktop): the chosen
+/// model answers while SmolLM2, loaded beside it on a thread of its own, judges the user's
+/// words at each pause. Run on the Qwen2.5-Coder-0.5B asset (the `extra` set): the 1.5B's
+/// architecture (qwen2, Q4_K and Q6_K tensors), a third of its size, so CI need not fetch
+/// 1.1 GB. Real time, so the words are judged at the real pauses.
+#[test]
+fn a_larger_model_answers_while_smollm2_judges_the_words() {
+    use crate::audio::file::{ClipEnd, converse_timed};
+    use pocket_assets::ids;
+
+    let store = pocket_assets::Store::open_default().expect("store");
+    let clip = |name: &str| {
+        let p = store
+            .require_file(ids::CARDS, name)
+            .expect("test audio (pocket assets fetch --set test-audio)");
+        crate::audio::wav::read_mono(&p, 16_000).expect("reads")
+    };
+    let clips = vec![clip("001.wav"), clip("003.wav")];
+    store
+        .require(ids::QWEN25_CODER)
+        .expect("the Qwen2.5-Coder-0.5B asset (pocket assets fetch --set extra)");
+    let loaded = load_default(
+        &store,
+        &EngineOptions {
+            threads: 2,
+            realtime: true,
+            model: ids::QWEN25_CODER.to_string(),
+            ..EngineOptions::default()
+        },
+    )
+    .expect("engines load");
+    assert_eq!(loaded.model, ids::QWEN25_CODER);
+    assert_eq!(
+        loaded.words_judge.as_deref(),
+        Some(crate::engines::default::WORDS_JUDGE_MODEL)
+    );
+    assert!(loaded.engines.words_judge.is_some());
+    let rate = loaded.voice_rate;
+    let mut config = PipelineConfig {
+        output_rate: rate,
+        echo_cancel: false,
+        ..PipelineConfig::default()
+    };
+    assert_eq!(config.endpoint.mode, crate::config::EndpointMode::Semantic);
+    // The judge runs at nice 10: with the rest of the test suite on both cores its verdict
+    // can miss the 400 ms rule that ends a turn with no verdict in. Wait longer for it here.
+    config.endpoint.end_silence = Duration::from_millis(1100);
+    let (pipeline, ports) = Pipeline::start(loaded.engines, config).expect("starts");
+    let handle = pipeline.handle();
+    let sink = FileSink::spawn(ports.speaker, rate, Pace::Realtime).expect("sink");
+    let mut mic = ports.mic;
+    let timing = (Pace::Realtime, Duration::from_secs(60));
+    let outcomes =
+        converse_timed(&mut mic, &handle, &clips, timing, ClipEnd::Natural).expect("turns");
+    let said = sink.finish();
+    let report = handle.report();
+    drop(mic);
+    pipeline.shutdown();
+
+    let outcomes: Vec<TurnOutcome> = outcomes.iter().map(|o| o.outcome.clone()).collect();
+    assert_eq!(outcomes, vec![TurnOutcome::Answered; 2], "{report:#?}");
+    for t in &report.turns {
+        assert!(t.metrics.is_complete(), "{t:#?}");
+        assert!(!t.reply_text.trim().is_empty(), "{t:#?}");
+        assert!(
+            t.user_text.to_lowercase().contains("clubs"),
+            "{:?}",
+            t.user_text
+        );
+    }
+    // The words were judged (by the small judge: the answering model has none).
+    assert!(
+        report
+            .turns
+            .iter()
+            .any(|t| t.metrics.turn_complete_p.is_some()),
+        "{report:#?}"
+    );
+    assert!(said.len() > rate as usize, "{} samples", said.len());
+}

@@ -39,7 +39,7 @@ pub const MODELS: &[Choice] = &[
     Choice {
         id: ids::QWEN25_CODER_15B,
         label: "Qwen2.5 Coder 1.5B Instruct (1.1 GB, the 'large' set; best answers, needs \
-                ~1.5 GB of memory, replies start ~0.1 s later)",
+                ~1.6 GiB of memory, first words ~0.3 s later)",
     },
     Choice {
         id: ids::SMOLLM2,

@@ -1,13 +1,13 @@
 //! Which answering model a device runs when the user names none: the rule that follows from the
 //! measured table in docs/PERFORMANCE.md ("Which model answers"). Qwen2.5-Coder-1.5B answers
 //! far more easy questions right than SmolLM2-135M, and with its end of turn judged by SmolLM2
-//! beside it, at a first-audio latency a conversation bears; its whole loop needs ~1.5 GB of
+//! beside it, at a first-audio latency a conversation bears; its whole loop needs ~1.6 GiB of
 //! memory. So: the 1.5B on a device with the memory for it, SmolLM2 below.
 
 use pocket_assets::{Store, ids};
 
 /// Installed memory from which the 1.5B is the default: a "6 GB" phone reports ~5.5 GiB, and
-/// the loop's ~1.5 GB is then a quarter of it. Below, SmolLM2 (the loop needs ~0.45 GB).
+/// the loop's ~1.6 GiB is then under a third of it. Below, SmolLM2 (the loop needs ~0.9 GiB).
 pub const LARGE_MODEL_MIN_MEMORY: u64 = 5 * 1024 * 1024 * 1024 + 512 * 1024 * 1024;
 
 /// The model the rule picks, and why (for the user to see when it is not installed).

@@ -10,18 +10,20 @@ use crate::engines::default::{EngineOptions, load_default};
 use crate::handle::Pipeline;
 use crate::resample::resample_all;
 
+/// A test-audio clip of asset `id` at 16 kHz mono.
+fn clip(store: &pocket_assets::Store, id: &str, name: &str) -> Vec<f32> {
+    let p = store
+        .require_file(id, name)
+        .expect("test audio (pocket assets fetch --set test-audio)");
+    crate::audio::wav::read_mono(&p, 16_000).expect("reads")
+}
+
 #[test]
 fn spoken_questions_get_spoken_answers_on_the_default_models() {
     let store = pocket_assets::Store::open_default().expect("store");
-    let clip = |id: &str, name: &str| {
-        let p = store
-            .require_file(id, name)
-            .expect("test audio (pocket assets fetch)");
-        crate::audio::wav::read_mono(&p, 16_000).expect("reads")
-    };
     let clips = vec![
-        clip(pocket_assets::ids::JFK, "jfk.wav"),
-        clip(pocket_assets::ids::CARDS, "001.wav"),
+        clip(&store, pocket_assets::ids::JFK, "jfk.wav"),
+        clip(&store, pocket_assets::ids::CARDS, "001.wav"),
     ];
     let loaded = load_default(
         &store,
@@ -116,13 +118,10 @@ fn a_larger_model_answers_while_smollm2_judges_the_words() {
     use pocket_assets::ids;
 
     let store = pocket_assets::Store::open_default().expect("store");
-    let clip = |name: &str| {
-        let p = store
-            .require_file(ids::CARDS, name)
-            .expect("test audio (pocket assets fetch --set test-audio)");
-        crate::audio::wav::read_mono(&p, 16_000).expect("reads")
-    };
-    let clips = vec![clip("001.wav"), clip("003.wav")];
+    let clips = vec![
+        clip(&store, ids::CARDS, "001.wav"),
+        clip(&store, ids::CARDS, "003.wav"),
+    ];
     store
         .require(ids::QWEN25_CODER)
         .expect("the Qwen2.5-Coder-0.5B asset (pocket assets fetch --set extra)");

@@ -20,8 +20,11 @@ pub struct SegmenterConfig {
     pub second_min_words: usize,
     /// Like `first_max_words`, for the second piece; 0 turns this off.
     pub second_max_words: usize,
-    /// No piece is longer than this (bytes): a longer run is cut at its last space, so
-    /// synthesis latency stays bounded on text without punctuation.
+    /// No piece is longer than this (bytes): a longer run is cut at its last clause mark, or
+    /// else before its last phrase-opening word, or else at its last space. This bounds
+    /// synthesis latency on text without punctuation and the memory of one synthesis run,
+    /// which grows with the audio it makes (Piper joe: ~1 MB per character; a 204-character
+    /// sentence peaked 190 MB over a short one).
     pub max_chars: usize,
 }
 
@@ -32,7 +35,7 @@ impl Default for SegmenterConfig {
             first_max_words: 2,
             second_min_words: 3,
             second_max_words: 10,
-            max_chars: 240,
+            max_chars: 120,
         }
     }
 }
@@ -43,6 +46,10 @@ pub struct Segmenter {
     cfg: SegmenterConfig,
     buf: String,
     emitted: usize,
+    /// The first piece was cut when due (`cut_first_piece`): the model is slow, so the second
+    /// piece is cut by the first piece's rule too, or the output runs dry while the model
+    /// writes a whole clause behind a two-word phrase.
+    slow: bool,
 }
 
 impl Segmenter {
@@ -55,6 +62,7 @@ impl Segmenter {
             cfg,
             buf: String::new(),
             emitted: 0,
+            slow: false,
         }
     }
 
@@ -86,11 +94,27 @@ impl Segmenter {
     pub fn reset(&mut self) {
         self.buf.clear();
         self.emitted = 0;
+        self.slow = false;
     }
 
     /// Whether text is buffered that has not been returned yet.
     pub fn has_pending(&self) -> bool {
         !self.buf.trim().is_empty()
+    }
+
+    /// The first piece is due (a slow model takes long to reach a phrase boundary): if it has
+    /// at least two whole words and the next word has begun, it ends before that word, or
+    /// before a word it would end on that leaves the phrase hanging ("The capital of" ends as
+    /// "The capital"). `None` after the first piece, or while there is no such cut yet.
+    pub fn cut_first_piece(&mut self) -> Option<String> {
+        if self.emitted > 0 {
+            return None;
+        }
+        let scan_end = self.buf.find(FENCE).unwrap_or(self.buf.len());
+        let cut = due_cut(&self.buf[..scan_end])?;
+        let piece = self.take(cut);
+        self.slow = piece.is_some();
+        piece
     }
 
     fn next_ready(&mut self, at_end: bool) -> Option<String> {
@@ -99,7 +123,7 @@ impl Segmenter {
                 Some(f) => (f, Some(f)),
                 None => (self.buf.len(), None),
             };
-            let lead = LeadRule::for_piece(self.emitted, &self.cfg);
+            let lead = LeadRule::for_piece(self.emitted, self.slow, &self.cfg);
             if let Some(cut) = find_boundary(&self.buf[..scan_end], lead, self.cfg.max_chars) {
                 if let Some(seg) = self.take(cut) {
                     return Some(seg);
@@ -159,9 +183,12 @@ struct LeadRule {
 }
 
 impl LeadRule {
-    fn for_piece(index: usize, cfg: &SegmenterConfig) -> LeadRule {
+    /// The rule of piece `index`; `slow`: the first piece was cut when due, and the second is
+    /// cut like it.
+    fn for_piece(index: usize, slow: bool, cfg: &SegmenterConfig) -> LeadRule {
         let (min, max) = match index {
             0 => (cfg.first_min_words.max(1), cfg.first_max_words),
+            1 if slow => (cfg.first_min_words.max(1), cfg.first_max_words),
             1 if cfg.second_min_words > 0 => (cfg.second_min_words, cfg.second_max_words),
             _ => (usize::MAX, 0),
         };
@@ -226,7 +253,58 @@ fn find_boundary(text: &str, lead: LeadRule, max_chars: usize) -> Option<usize> 
             _ => {}
         }
     }
+    // The text ends inside a word that looks like a phrase opener: the piece ends before it
+    // now, a token earlier than at the space after it. Should the word go on ("is" becoming
+    // "island"), the cut is still between two words.
+    if in_word && lead.max_words > 0 && words > lead.max_words && opens_phrase(&text[word_start..])
+    {
+        return Some(word_start);
+    }
     None
+}
+
+/// Where a due first piece may end in `text`: before the word that has begun after at least
+/// two whole words, backing off over words a phrase should not end on; `None` if that leaves
+/// fewer than two words or the text has no begun word after them.
+fn due_cut(text: &str) -> Option<usize> {
+    // (start, end) of each word; the last one may still be growing.
+    let mut words: Vec<(usize, usize)> = Vec::new();
+    let mut start = None;
+    for (i, c) in text.char_indices() {
+        match (c.is_whitespace(), start) {
+            (true, Some(s)) => {
+                words.push((s, i));
+                start = None;
+            }
+            (false, None) => start = Some(i),
+            _ => {}
+        }
+    }
+    let begun = start?;
+    if !text[begun..].starts_with(char::is_alphanumeric) {
+        return None;
+    }
+    let mut keep = words.len();
+    while keep >= 2 && leaves_hanging(&text[words[keep - 1].0..words[keep - 1].1]) {
+        keep -= 1;
+    }
+    if keep < 2 {
+        return None;
+    }
+    Some(if keep == words.len() {
+        begun
+    } else {
+        words[keep].0
+    })
+}
+
+/// Words a spoken phrase should not end on: phrase openers, articles, possessives.
+fn leaves_hanging(word: &str) -> bool {
+    const WORDS: [&str; 14] = [
+        "the", "a", "an", "of", "my", "your", "his", "her", "its", "our", "their", "this", "these",
+        "those",
+    ];
+    opens_phrase(word) || WORDS.iter().any(|w| w.eq_ignore_ascii_case(word))
 }
 
 /// Words that open a phrase (conjunctions, prepositions, auxiliary verbs): a natural place to
@@ -242,11 +320,27 @@ fn opens_phrase(word: &str) -> bool {
     WORDS.iter().any(|w| w.eq_ignore_ascii_case(word))
 }
 
-/// Cuts before the word that crosses `limit`, or at `limit` when there is no space.
+/// Where an over-long run ends: after its last clause mark, or else before its last
+/// phrase-opening word, as long as that keeps a third of `limit`; else before the word that
+/// crosses `limit`, or at `limit` when there is no space.
 fn cut_at_space(text: &str, limit: usize) -> usize {
-    match text[..limit].rfind(char::is_whitespace) {
-        Some(sp) if sp > 0 => sp,
-        _ => limit,
+    let head = &text[..limit];
+    let spaces = || head.char_indices().filter(|(_, c)| c.is_whitespace());
+    let clause = spaces().rfind(|&(sp, _)| head[..sp].ends_with([',', ';', ':', '—', '–']));
+    let opener = || {
+        spaces().rfind(|&(sp, _)| {
+            let next = head[sp + 1..].split_whitespace().next().unwrap_or("");
+            head[sp + 1..].contains(char::is_whitespace) && opens_phrase(next)
+        })
+    };
+    let keeps_a_third =
+        |c: Option<(usize, char)>| c.map(|(sp, _)| sp).filter(|&sp| sp >= limit / 3);
+    match keeps_a_third(clause).or_else(|| keeps_a_third(opener())) {
+        Some(sp) => sp,
+        None => match head.rfind(char::is_whitespace) {
+            Some(sp) if sp > 0 => sp,
+            _ => limit,
+        },
     }
 }
 
@@ -343,6 +437,54 @@ mod tests {
     }
 
     #[test]
+    fn a_phrase_opener_ends_the_lead_piece_as_soon_as_it_arrives() {
+        let mut s = Segmenter::new(SegmenterConfig::default());
+        for t in ["The", " capital", " of", " Greece"] {
+            assert!(s.push(t).is_empty(), "{t}");
+        }
+        // Not at the space after "is", a token later: at "is" itself.
+        assert_eq!(s.push(" is"), vec!["The capital of Greece"]);
+        assert!(s.push(" Athens").is_empty());
+        assert_eq!(s.flush().as_deref(), Some("is Athens"));
+        // Had the word gone on, the cut is still between two words.
+        let mut s = Segmenter::new(SegmenterConfig::default());
+        assert_eq!(s.push("The big red is"), vec!["The big red"]);
+        assert!(s.push("land").is_empty());
+        assert_eq!(s.flush().as_deref(), Some("island"));
+    }
+
+    #[test]
+    fn a_due_first_piece_ends_at_the_next_word_but_not_on_a_hanging_one() {
+        let mut s = Segmenter::new(SegmenterConfig::default());
+        assert!(s.push("Seven times").is_empty());
+        // One whole word before the one that may still grow: too short.
+        assert_eq!(s.cut_first_piece(), None);
+        assert!(s.push(" eight equ").is_empty());
+        assert_eq!(s.cut_first_piece().as_deref(), Some("Seven times eight"));
+        assert_eq!(s.cut_first_piece(), None, "only the first piece");
+        // The second piece then ends like a first one: at the next phrase opener.
+        assert!(s.push("als fifty six").is_empty());
+        assert_eq!(s.push(" and"), vec!["equals fifty six"]);
+        assert_eq!(s.flush().as_deref(), Some("and"));
+        // "of" (and "the" before it) would leave the phrase hanging: the piece ends before.
+        let mut s = Segmenter::new(SegmenterConfig::default());
+        s.push("The capital of the Gr");
+        assert_eq!(s.cut_first_piece().as_deref(), Some("The capital"));
+        // Fewer than two words that end well: no cut yet.
+        let mut s = Segmenter::new(SegmenterConfig::default());
+        s.push("In the ci");
+        assert_eq!(s.cut_first_piece(), None);
+        s.push("ty");
+        assert_eq!(s.cut_first_piece(), None);
+        s.push(" of Lo");
+        assert_eq!(s.cut_first_piece().as_deref(), Some("In the city"));
+        // Not before punctuation.
+        let mut s = Segmenter::new(SegmenterConfig::default());
+        s.push("Fifty six (");
+        assert_eq!(s.cut_first_piece(), None);
+    }
+
+    #[test]
     fn first_piece_comes_before_the_sentence_ends() {
         let cfg = SegmenterConfig {
             first_min_words: 3,
@@ -398,11 +540,34 @@ mod tests {
         let text = "word ".repeat(2000);
         let out = run(&[&text]);
         assert!(out.len() > 30);
-        assert!(out.iter().all(|p| p.len() <= 240 && !p.is_empty()));
+        assert!(out.iter().all(|p| p.len() <= 120 && !p.is_empty()));
         let spaceless = "x".repeat(1000);
         let out = run(&[&spaceless]);
-        assert!(out.iter().all(|p| p.len() <= 240));
+        assert!(out.iter().all(|p| p.len() <= 120));
         assert_eq!(out.concat().len(), 1000);
+    }
+
+    #[test]
+    fn a_long_sentence_is_cut_at_a_clause_mark_or_before_a_phrase() {
+        // Past the two lead pieces, a piece is a whole sentence unless it runs over 120 bytes.
+        let out = run(&[
+            "Yes. No. It is a gas giant more than eleven times wider than the Earth, with a great \
+             red spot that is a storm raging for centuries now. The red spot is a storm that has \
+             been raging for hundreds of years and is bigger than our whole planet so it would \
+             swallow the Earth.",
+        ]);
+        assert_eq!(
+            out,
+            vec![
+                "Yes.",
+                "No.",
+                "It is a gas giant more than eleven times wider than the Earth,",
+                "with a great red spot that is a storm raging for centuries now.",
+                "The red spot is a storm that has been raging for hundreds of years and is bigger \
+                 than our whole planet so it",
+                "would swallow the Earth."
+            ]
+        );
     }
 
     #[test]

@@ -15,7 +15,8 @@
 # (PER_VOICE: the first n sentences of each voice, for a shorter run; default all 20.
 # MODES: endpoint modes to run; "fixed@300" sets the fixed rule's silence, "smart@400" the
 # classifier's fallback silence (ms), "semantic@1000" likewise; a "-nospec" suffix runs without the reply made ahead
-# during the end-of-speech wait, e.g. MODES="fixed fixed-nospec fixed@300 smart smart@400".)
+# during the end-of-speech wait, e.g. MODES="fixed fixed-nospec fixed@300 smart smart@400";
+# a "-noq" suffix turns off the shorter wait for words written as a question.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WORK=${1:?usage: bench/turn-taking.sh WORKDIR}
@@ -72,7 +73,9 @@ for voice in "${VOICES[@]}"; do
     while IFS=$'\t' read -r f _; do inputs+=(--input "$f"); done < "$dir/list.tsv"
     extra=()
     [[ "$mode" == *-nospec ]] && extra+=(--no-speculate)
+    [[ "$mode" == *-noq ]] && extra+=(--question-threshold 1)
     base=${mode%-nospec}
+    base=${base%-noq}
     if [[ "$base" == fixed@* ]]; then extra+=(--end-silence-ms "${base#*@}"); fi
     if [[ "$base" == smart@* || "$base" == semantic@* ]]; then
       extra+=(--turn-fallback-ms "${base#*@}")

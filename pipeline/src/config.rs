@@ -115,6 +115,19 @@ pub struct SemanticEndpoint {
     /// questions (`bench/questions.tsv`, three voices) 11 have a last word under 0.25, mostly
     /// misheard ones (docs/PERFORMANCE.md).
     pub min_last_word_p: f32,
+    /// Words the recognizer wrote as a question ("In which month is Christmas?") whose P is
+    /// under `threshold` but at least this wait `question_wait` instead of `fallback`. SmolLM2
+    /// gives some whole questions under 0.05 (that one 0.023) and most unfinished words under
+    /// 0.005 ("What is the capital of"); the recognizer's "?" says the pitch rose or the words
+    /// make a question. 1.0 turns the tier off.
+    pub question_threshold: f32,
+    /// The silence after which such a question ends the turn. With 500 ms,
+    /// `bench/turn-taking.sh` (20 sentences paused 500-900 ms at a phrase boundary) had 2 of
+    /// them cut where the tier off had none: "How do I convert? | ten miles ..." at a 540 ms
+    /// pause, and "How much water should I drink? | every day" at 809 ms, a whole question
+    /// itself; hence 600 ms. In the 120-turn session it took 5 of the 12 waits of 1.2 s away
+    /// (docs/PERFORMANCE.md).
+    pub question_wait: Duration,
     /// No turn ends on a judgement before this much silence.
     pub decide_after: Duration,
     /// Silence that ends the turn even when the words sound unfinished.
@@ -126,6 +139,8 @@ impl Default for SemanticEndpoint {
         Self {
             threshold: 0.05,
             min_last_word_p: 0.25,
+            question_threshold: 0.01,
+            question_wait: Duration::from_millis(600),
             decide_after: Duration::from_millis(150),
             fallback: Duration::from_millis(1200),
         }
@@ -165,6 +180,12 @@ pub struct PipelineConfig {
     /// the first audio or let the output run dry. The model decodes far faster than speech
     /// plays, so the wait costs nothing later (`None`: never pause). See docs/PERFORMANCE.md.
     pub first_audio_gate: Option<Duration>,
+    /// The first spoken piece of a reply normally ends at a clause mark or before a
+    /// phrase-opening word; a model that takes longer than this from its first token to get
+    /// there has the piece cut at the next word instead (never after fewer than two words, nor
+    /// on "the", "of", "is", ...). On a 1.5B model at ~23 tokens/s a first piece runs to 6-9
+    /// tokens; on SmolLM2 this never comes into play (`None`: no cut). docs/PERFORMANCE.md.
+    pub first_piece_due: Option<Duration>,
     /// How often the playback monitor looks at the output.
     pub monitor_period: Duration,
     /// An output that has played before and then consumes nothing for this long counts as
@@ -207,6 +228,7 @@ impl Default for PipelineConfig {
             echo_cancel: true,
             partial_interval: Some(Duration::from_millis(600)),
             first_audio_gate: Some(Duration::from_millis(1500)),
+            first_piece_due: Some(Duration::from_millis(150)),
             monitor_period: Duration::from_millis(5),
             output_timeout: Duration::from_millis(2000),
             backchannel_hold: Some(Duration::from_millis(1500)),
@@ -257,6 +279,12 @@ impl PipelineConfig {
             return bad(
                 "semantic endpoint timings must satisfy decide_after <= end_silence and decide_after < fallback",
             );
+        }
+        if !(0.0..=1.0).contains(&se.question_threshold) {
+            return bad("semantic endpoint question threshold must be within 0..=1");
+        }
+        if se.question_wait > se.fallback {
+            return bad("semantic endpoint question_wait must not exceed the fallback");
         }
         if e.max_utterance < e.min_speech + se.fallback {
             return bad("max_utterance must exceed min_speech + the semantic fallback silence");

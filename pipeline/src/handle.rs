@@ -306,6 +306,7 @@ impl Pipeline {
             epoch: epoch.clone(),
             clock: clock.clone(),
             first_audio_gate: config.first_audio_gate,
+            first_piece_due: config.first_piece_due,
             pace: pace.clone(),
             cut_wait: config.cut_wait(),
             prepare_failed: None,

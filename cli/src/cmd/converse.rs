@@ -87,6 +87,13 @@ pub struct EndpointChoice {
     /// check off.
     #[arg(long, default_value_t = pocket_pipeline::SemanticEndpoint::default().min_last_word_p)]
     pub min_last_word_p: f32,
+    /// Semantic: words written as a question ("...?") with P(whole turn) at least this (but
+    /// under --text-threshold) end the turn after --question-wait-ms (1 turns this off).
+    #[arg(long, default_value_t = pocket_pipeline::SemanticEndpoint::default().question_threshold)]
+    pub question_threshold: f32,
+    /// Semantic: the silence after which such a question ends the turn.
+    #[arg(long, default_value_t = pocket_pipeline::SemanticEndpoint::default().question_wait.as_millis() as u64)]
+    pub question_wait_ms: u64,
     /// Start the reply only once the turn has ended. By default it starts during the
     /// end-of-speech wait from the early transcript, held silent, and plays at the endpoint
     /// (thrown away unheard if the user goes on).
@@ -104,6 +111,10 @@ impl Default for EndpointChoice {
             turn_fallback_ms: None,
             text_threshold: pocket_pipeline::SemanticEndpoint::default().threshold,
             min_last_word_p: pocket_pipeline::SemanticEndpoint::default().min_last_word_p,
+            question_threshold: pocket_pipeline::SemanticEndpoint::default().question_threshold,
+            question_wait_ms: pocket_pipeline::SemanticEndpoint::default()
+                .question_wait
+                .as_millis() as u64,
             no_speculate: false,
         }
     }
@@ -130,6 +141,8 @@ impl EndpointChoice {
             semantic: pocket_pipeline::SemanticEndpoint {
                 threshold: self.text_threshold,
                 min_last_word_p: self.min_last_word_p,
+                question_threshold: self.question_threshold,
+                question_wait: Duration::from_millis(self.question_wait_ms),
                 fallback: self
                     .turn_fallback_ms
                     .map_or(defaults.semantic.fallback, Duration::from_millis),

@@ -22,6 +22,8 @@ pub(crate) struct Brain {
     pub(crate) clock: Clock,
     /// See `PipelineConfig::first_audio_gate`.
     pub(crate) first_audio_gate: Option<Duration>,
+    /// See `PipelineConfig::first_piece_due`.
+    pub(crate) first_piece_due: Option<Duration>,
     /// How far synthesis is ahead of playback (written by the mouth).
     pub(crate) pace: Arc<SynthPace>,
     /// Longest hold of a new turn for the truncation of the reply it cut off.
@@ -184,7 +186,7 @@ impl Brain {
         }
         self.segmenter.reset();
         let mut segments = 0usize;
-        let mut first_piece = true;
+        let mut first_token_at = None;
         let mut out: Vec<String> = Vec::new();
         let Self {
             chat,
@@ -194,6 +196,7 @@ impl Brain {
             epoch,
             clock,
             first_audio_gate,
+            first_piece_due,
             pace,
             ..
         } = self;
@@ -201,13 +204,11 @@ impl Brain {
             if !turn.is_live(epoch) {
                 return ControlFlow::Break(());
             }
-            if first_piece {
-                first_piece = false;
-                report.send(Report::FirstToken {
-                    turn: id,
-                    at: clock.now(),
-                });
-            }
+            let first_at = *first_token_at.get_or_insert_with(|| {
+                let at = clock.now();
+                report.send(Report::FirstToken { turn: id, at });
+                at
+            });
             if !piece.is_empty() {
                 report.send(Report::Piece {
                     turn: id,
@@ -215,6 +216,13 @@ impl Brain {
                 });
             }
             segmenter.push(piece, &mut out);
+            if segments == 0
+                && out.is_empty()
+                && first_piece_due.is_some_and(|due| clock.now() >= first_at + due)
+                && let Some(seg) = segmenter.cut_first_piece()
+            {
+                out.push(seg);
+            }
             for seg in out.drain(..) {
                 segments += 1;
                 if segments == 1 {

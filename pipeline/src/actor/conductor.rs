@@ -173,9 +173,24 @@ struct Run {
     output_down: bool,
     /// The active reply is paused over the user's speech.
     hold: Option<Hold>,
-    /// The capture actor's pause whose words the model judges, and the recognizer's
-    /// probability of their last word (it goes back with the judgement).
-    judging: Option<(u64, f32)>,
+    /// The capture actor's pause whose words the model judges, with what goes back with the
+    /// judgement.
+    judging: Option<Judging>,
+}
+
+/// What the recognizer said of the words being judged at a pause.
+#[derive(Clone, Copy)]
+struct Judging {
+    pause: u64,
+    /// Its probability of the last word.
+    last_word_p: f32,
+    /// Whether it wrote them as a question.
+    asks: bool,
+}
+
+/// Whether the recognizer wrote `text` as a question ("In which month is Christmas?").
+fn asks_a_question(text: &str) -> bool {
+    text.trim_end().ends_with('?')
 }
 
 impl Conductor {
@@ -298,7 +313,11 @@ impl Conductor {
             } => {
                 let mut pause = pause.filter(|_| self.judge_words);
                 if let Some(id) = pause {
-                    run.judging = Some((id, last_word_p));
+                    run.judging = Some(Judging {
+                        pause: id,
+                        last_word_p,
+                        asks: asks_a_question(&text),
+                    });
                     if let Some(words) = &self.words {
                         // Judged beside the model, which then only starts on the reply.
                         words.try_send(WordsAsk {
@@ -320,14 +339,15 @@ impl Conductor {
             }
             // Semantic endpointing: the capture actor decides the pause with it.
             Report::TurnJudged { pause, p } => {
-                let last_word_p = run
+                let (last_word_p, asks) = run
                     .judging
-                    .filter(|(id, _)| *id == pause)
-                    .map_or(1.0, |(_, lw)| lw);
+                    .filter(|j| j.pause == pause)
+                    .map_or((1.0, false), |j| (j.last_word_p, j.asks));
                 self.ears.send(EarsCtl::TextVerdict {
                     pause,
                     p,
                     last_word_p,
+                    asks,
                 });
             }
             Report::Final { utt, text, at } => {

@@ -116,9 +116,10 @@ impl Ears {
                     pause,
                     p,
                     last_word_p,
+                    asks,
                 }) => {
                     if let Some(text) = &mut self.text {
-                        text.judged(pause, p, last_word_p, self.clock.now());
+                        text.judged(pause, p, last_word_p, asks, self.clock.now());
                     }
                 }
                 Mail::Control(EarsCtl::Listen(on)) => {

@@ -58,6 +58,8 @@ pub(crate) enum EarsCtl {
         p: f32,
         /// The recognizer's probability of the last word judged.
         last_word_p: f32,
+        /// Whether the recognizer wrote the words as a question (they end in "?").
+        asks: bool,
     },
 }
 

@@ -5,7 +5,9 @@
 //! it never waits for one: frames go on, and a judgement is taken at the first frame after
 //! it came. Judgements of an earlier pause (the user spoke again since) are dropped. Words
 //! whose last one the recognizer doubts (perhaps invented to finish a fragment) do not end
-//! the turn early, whatever the model says of them.
+//! the turn early, whatever the model says of them. Words the recognizer wrote as a question
+//! that the model doubts a little (P between `question_threshold` and `threshold`) wait
+//! `question_wait`, between the two.
 
 use std::time::Duration;
 
@@ -22,9 +24,20 @@ pub(crate) struct TextEnd {
     report: Tx<Report>,
     /// The pause being judged and when it was asked about (`None`: the user is speaking).
     pause: Option<(u64, Duration)>,
-    /// The judgement of the pause, and whether it says the words are the whole turn (the
-    /// model judged them so, and the recognizer was sure enough of the last word).
-    verdict: Option<(TurnVerdict, bool)>,
+    /// The judgement of the pause, and how long a silence it asks for.
+    verdict: Option<(TurnVerdict, Wait)>,
+}
+
+/// How long a pause the judgement of the words asks for before the turn ends.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Wait {
+    /// The whole turn (the model judged so, and the recognizer was sure of the last word):
+    /// `decide_after`.
+    Whole,
+    /// A question by its words and mark, the model less sure: `question_wait`.
+    Question,
+    /// Unfinished, or the last word doubtful: `fallback`.
+    Unfinished,
 }
 
 impl TextEnd {
@@ -50,20 +63,34 @@ impl TextEnd {
         self.verdict = None;
     }
 
-    /// The model's P(whole turn) for pause `pause`, arrived at `at`, and the recognizer's
-    /// probability of the last word it judged.
-    pub(crate) fn judged(&mut self, pause: u64, p: f32, last_word_p: f32, at: Duration) {
+    /// The model's P(whole turn) for pause `pause`, arrived at `at`, the recognizer's
+    /// probability of the last word it judged, and whether it wrote the words as a question.
+    pub(crate) fn judged(
+        &mut self,
+        pause: u64,
+        p: f32,
+        last_word_p: f32,
+        asks: bool,
+        at: Duration,
+    ) {
         let Some((current, asked)) = self.pause.filter(|(id, _)| *id == pause) else {
             return;
         };
-        let whole = p >= self.cfg.threshold && last_word_p >= self.cfg.min_last_word_p;
+        let sure = last_word_p >= self.cfg.min_last_word_p;
+        let wait = if sure && p >= self.cfg.threshold {
+            Wait::Whole
+        } else if sure && asks && p >= self.cfg.question_threshold {
+            Wait::Question
+        } else {
+            Wait::Unfinished
+        };
         let verdict = TurnVerdict {
             id: current,
             p: Some(p),
             took: at.saturating_sub(asked),
         };
-        self.verdict = Some((verdict, whole));
-        if !whole {
+        self.verdict = Some((verdict, wait));
+        if wait != Wait::Whole {
             // The words sound unfinished: tell the user we are still listening.
             self.report.send(Report::TurnPending { p_complete: p });
         }
@@ -72,8 +99,9 @@ impl TextEnd {
     /// A silent frame, `silence` into the pause.
     pub(crate) fn silence(&self, silence: Duration) -> Decision {
         let due = match self.verdict {
-            Some((_, true)) => self.cfg.decide_after,
-            Some((_, false)) => self.cfg.fallback,
+            Some((_, Wait::Whole)) => self.cfg.decide_after,
+            Some((_, Wait::Question)) => self.cfg.question_wait.max(self.cfg.decide_after),
+            Some((_, Wait::Unfinished)) => self.cfg.fallback,
             None => self.end_silence,
         };
         if silence >= due {

@@ -134,6 +134,11 @@ pub trait TextSegmenter: Send {
     fn flush(&mut self) -> Option<String>;
     /// Drops pending text (barge-in).
     fn reset(&mut self);
+    /// The first piece of the reply is overdue: ends it at the next word if it can (see
+    /// `PipelineConfig::first_piece_due`). Segmenters without such a rule return `None`.
+    fn cut_first_piece(&mut self) -> Option<String> {
+        None
+    }
 }
 
 /// Text to speech, streamed in chunks.

@@ -51,4 +51,8 @@ impl TextSegmenter for ReplySegmenter {
     fn reset(&mut self) {
         self.0.reset();
     }
+
+    fn cut_first_piece(&mut self) -> Option<String> {
+        self.0.cut_first_piece()
+    }
 }

@@ -57,6 +57,8 @@ impl Default for Setup {
             output_rate: 16_000,
             echo_cancel: false,
             first_audio_gate: None,
+            // The scenarios' segments are the phrase rules'; the due cut has its own test.
+            first_piece_due: None,
             monitor_period: TICK,
             partial_interval: Some(Duration::from_millis(500)),
             // The scenarios list the chat's calls; the partials' prefill has its own test.

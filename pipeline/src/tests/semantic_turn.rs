@@ -30,6 +30,9 @@ fn semantic_setup(finals: Vec<&'static str>, pause_texts: Vec<&'static str>) -> 
     setup.config.endpoint.semantic = SemanticEndpoint {
         threshold: 0.5,
         min_last_word_p: 0.25,
+        // Off unless a test turns it on: the mock judge says 0.9 of whole words.
+        question_threshold: 1.0,
+        question_wait: Duration::from_millis(400),
         decide_after: Duration::from_millis(150),
         fallback: Duration::from_millis(1000),
     };
@@ -173,6 +176,28 @@ fn words_never_whole_end_the_turn_at_the_fallback() {
     assert_eq!(count(&h, "still listening"), 1);
     assert_eq!(h.time_of("speech stopped"), Some(1800));
     h.finish();
+}
+
+#[test]
+fn a_question_the_model_doubts_a_little_waits_between_the_two() {
+    // The model's 0.9 is under a threshold of 0.95: whole words wait for the fallback, but
+    // words the recognizer wrote as a question end the turn after `question_wait`.
+    let run = |text: &'static str| {
+        let mut setup = semantic_setup(vec![text], vec![text]);
+        setup.config.endpoint.semantic.threshold = 0.95;
+        setup.config.endpoint.semantic.question_threshold = 0.5;
+        let mut h = Harness::new(setup);
+        h.silence(100);
+        h.speak(&voice(700, 1));
+        h.until(5000, has("audio finished"));
+        let stopped = h.time_of("speech stopped");
+        h.finish();
+        stopped
+    };
+    assert_eq!(run("in which month is christmas?"), Some(1200));
+    assert_eq!(run("in which month is christmas"), Some(1800));
+    // A question whose last word the recognizer doubts waits for the fallback too.
+    assert_eq!(run("in which month is christmas?~"), Some(1800));
 }
 
 #[test]

@@ -3,6 +3,8 @@
 //! final, it plays at the endpoint; if the user goes on speaking it is thrown away with no
 //! sound, no event and no trace in the conversation.
 
+use std::time::Duration;
+
 use super::harness::{Harness, Setup};
 use super::scenarios::{assert_events, has, voice};
 
@@ -155,4 +157,39 @@ fn a_different_final_replaces_the_reply_made_ahead() {
     );
     let m = &h.handle.report().turns[0].metrics;
     assert!(!m.speculative, "made at the endpoint: {m:?}");
+}
+
+#[test]
+fn a_slow_first_phrase_is_cut_when_due() {
+    // A model at 50 ms a piece with no phrase boundary in sight: the first piece ends at the
+    // first word after 150 ms from the first token, not at the sentence's end.
+    let reply = vec![
+        "Seven", " times", " eight", " equals", " fifty", "-six", ".",
+    ];
+    let run = |due: Option<Duration>| {
+        let mut config = Setup::default().config;
+        config.first_piece_due = due;
+        let mut h = Harness::new(Setup {
+            finals: vec!["what is seven times eight"],
+            replies: vec![reply.clone()],
+            piece_delay: Duration::from_millis(50),
+            config,
+            ..Setup::default()
+        });
+        h.silence(100);
+        h.speak(&voice(700, 1));
+        h.until(5000, has("audio finished"));
+        let h = h.finish();
+        let report = h.handle.report();
+        assert_eq!(
+            report.turns[0].reply_text,
+            "Seven times eight equals fifty-six."
+        );
+        let m = report.turns[0].metrics.clone();
+        m.first_segment.zip(m.llm_first_token).map(|(s, t)| s - t)
+    };
+    // " equals" arrives 150 ms after "Seven": "Seven times eight" goes to synthesis then.
+    assert_eq!(run(Some(Duration::from_millis(150))), Some(150.0));
+    // Without the rule the first piece is the whole sentence, at "." 300 ms after "Seven".
+    assert_eq!(run(None), Some(300.0));
 }

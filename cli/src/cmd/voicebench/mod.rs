@@ -25,7 +25,7 @@ use clap::Subcommand;
 pub enum VoicebenchCommand {
     /// Answer one subset/split, one fresh conversation per sample; a jsonl line per answer
     /// (resumes where an interrupted run stopped).
-    Run(run::RunArgs),
+    Run(Box<run::RunArgs>),
     /// Join shard outputs into one file, checking no sample is missing or doubled.
     Merge(merge::MergeArgs),
     /// Score output files by VoiceBench's rules; write report.json, report.md and SVG plots.
@@ -36,7 +36,7 @@ pub enum VoicebenchCommand {
 
 pub fn run(command: VoicebenchCommand) -> Result<()> {
     match command {
-        VoicebenchCommand::Run(a) => run::run(a),
+        VoicebenchCommand::Run(a) => run::run(*a),
         VoicebenchCommand::Merge(a) => merge::run(a),
         VoicebenchCommand::Score(a) => score::run(a),
         VoicebenchCommand::Fixture(a) => fixture::run(a),

@@ -26,7 +26,6 @@ pub mod gemm;
 pub mod mel;
 #[cfg(test)]
 mod mel_ref;
-mod pauses;
 mod recognizer;
 pub mod resample;
 pub mod silero;

@@ -237,11 +237,9 @@ impl Recognizer {
         };
         let secs = samples.len() as f64 / SAMPLE_RATE as f64;
         let max_tokens = (self.cfg.max_tokens_per_second * secs).ceil() as usize + 8;
-        // Whisper ends its text at a long silence: it hears long pauses shortened.
-        let heard = crate::pauses::squeeze_long_pauses(samples);
         let (d, st) = session.run(
             &self.model,
-            &heard,
+            samples,
             pad,
             prompt,
             sot_index,

@@ -209,7 +209,7 @@ fn find_boundary(text: &str, lead: LeadRule, max_chars: usize) -> Option<usize> 
     let mut iter = text.char_indices().peekable();
     while let Some((i, c)) = iter.next() {
         if i >= max_chars {
-            return Some(cut_at_space(text, i));
+            return Some(cut_long_run(text, i));
         }
         let next = iter.peek().map(|&(_, n)| n);
         if c.is_whitespace() {
@@ -267,35 +267,28 @@ fn find_boundary(text: &str, lead: LeadRule, max_chars: usize) -> Option<usize> 
 /// two whole words, backing off over words a phrase should not end on; `None` if that leaves
 /// fewer than two words or the text has no begun word after them.
 fn due_cut(text: &str) -> Option<usize> {
-    // (start, end) of each word; the last one may still be growing.
-    let mut words: Vec<(usize, usize)> = Vec::new();
-    let mut start = None;
-    for (i, c) in text.char_indices() {
-        match (c.is_whitespace(), start) {
-            (true, Some(s)) => {
-                words.push((s, i));
-                start = None;
-            }
-            (false, None) => start = Some(i),
-            _ => {}
-        }
-    }
-    let begun = start?;
+    // The last word has begun when whitespace comes before it; it may still be growing.
+    let (sp, c) = text.char_indices().rev().find(|(_, c)| c.is_whitespace())?;
+    let begun = sp + c.len_utf8();
     if !text[begun..].starts_with(char::is_alphanumeric) {
         return None;
     }
-    let mut keep = words.len();
-    while keep >= 2 && leaves_hanging(&text[words[keep - 1].0..words[keep - 1].1]) {
-        keep -= 1;
+    // Back off from the end over whole words a phrase should not end on.
+    let mut cut = begun;
+    loop {
+        let head = text[..cut].trim_end();
+        // At least two words stay.
+        head.split_whitespace().nth(1)?;
+        let start = head
+            .char_indices()
+            .rev()
+            .find(|(_, c)| c.is_whitespace())
+            .map_or(0, |(i, c)| i + c.len_utf8());
+        if !leaves_hanging(&head[start..]) {
+            return Some(cut);
+        }
+        cut = start;
     }
-    if keep < 2 {
-        return None;
-    }
-    Some(if keep == words.len() {
-        begun
-    } else {
-        words[keep].0
-    })
 }
 
 /// Words a spoken phrase should not end on: phrase openers, articles, possessives.
@@ -323,7 +316,7 @@ fn opens_phrase(word: &str) -> bool {
 /// Where an over-long run ends: after its last clause mark, or else before its last
 /// phrase-opening word, as long as that keeps a third of `limit`; else before the word that
 /// crosses `limit`, or at `limit` when there is no space.
-fn cut_at_space(text: &str, limit: usize) -> usize {
+fn cut_long_run(text: &str, limit: usize) -> usize {
     let head = &text[..limit];
     let spaces = || head.char_indices().filter(|(_, c)| c.is_whitespace());
     let clause = spaces().rfind(|&(sp, _)| head[..sp].ends_with([',', ';', ':', '—', '–']));

@@ -98,8 +98,9 @@ impl SmartEnd {
             && self.pause.late.is_none()
             && self.pause.complete.is_none()
         {
+            // Its answer is taken at a later frame, never this one: the worker may answer
+            // before this frame ends or after, and the turn's timing must not depend on which.
             self.pause.late = self.ask();
-            self.collect();
         }
         if silence >= self.cfg.fallback {
             return Decision::End(self.pause.last);

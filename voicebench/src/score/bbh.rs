@@ -2,7 +2,7 @@
 
 use super::bbh_rules::{HYPERBATON, NAVIGATE, SPORTS_UNDERSTANDING, WEB_OF_LIES, YES_NO};
 use super::pytext::{py_split, py_strip};
-use crate::rng::FallbackRng;
+use pocket_stats::Rng;
 
 /// One line of a VoiceBench `if/elif` chain over the normalised response.
 #[derive(Debug, Clone, Copy)]
@@ -127,7 +127,7 @@ pub fn reference_answer(reference: &str) -> Option<u8> {
 }
 
 /// Score one response: `(correct, used_random_fallback)`.
-pub fn score_one(task: BbhTask, response: &str, truth: u8, rng: &mut FallbackRng) -> (bool, bool) {
+pub fn score_one(task: BbhTask, response: &str, truth: u8, rng: &mut Rng) -> (bool, bool) {
     match extract_answer(task, response) {
         Some(answer) => (answer == truth, false),
         None => (rng.below(2) as u8 == truth, true),

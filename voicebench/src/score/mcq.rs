@@ -2,7 +2,7 @@
 
 use super::mcq_templates::TEMPLATES;
 use super::pytext::py_strip;
-use crate::rng::FallbackRng;
+use pocket_stats::Rng;
 
 const CHOICES: [char; 4] = ['a', 'b', 'c', 'd'];
 
@@ -58,7 +58,7 @@ pub struct McqOutcome {
 /// as VoiceBench's `random.choice(['A','B','C','D'])` does (unseeded there).
 pub fn score_mcq<'a>(
     items: impl IntoIterator<Item = (&'a str, &'a str)>,
-    rng: &mut FallbackRng,
+    rng: &mut Rng,
 ) -> McqOutcome {
     let mut outcome = McqOutcome {
         correct: 0,
@@ -117,8 +117,8 @@ mod tests {
             ("no idea", "D"),
             ("hmm", "A"),
         ];
-        let a = score_mcq(items, &mut FallbackRng::new(1));
-        let b = score_mcq(items, &mut FallbackRng::new(1));
+        let a = score_mcq(items, &mut Rng::new(1));
+        let b = score_mcq(items, &mut Rng::new(1));
         assert_eq!(a, b);
         assert_eq!(a.total, 4);
         assert_eq!(a.fallbacks, 2);

@@ -14,8 +14,8 @@ use std::path::Path;
 
 use crate::error::{Result, VoiceBenchError};
 use crate::record::{Record, read_records};
-use crate::rng::FallbackRng;
 use crate::subset::{ScorerKind, Subset};
+use pocket_stats::Rng;
 
 /// Scoring settings.
 #[derive(Debug, Clone, Copy, Default)]
@@ -74,7 +74,7 @@ fn score_group(
     subset: Subset,
     split: String,
     records: &[&Record],
-    rng: &mut FallbackRng,
+    rng: &mut Rng,
 ) -> Result<SubsetScore> {
     let kind = subset.scorer();
     let n = records.len();
@@ -195,7 +195,7 @@ pub fn score_records(records: &[Record], options: &ScoreOptions) -> Result<Vec<S
             .or_default()
             .push(r);
     }
-    let mut rng = FallbackRng::new(options.seed);
+    let mut rng = Rng::new(options.seed);
     groups
         .into_iter()
         .map(|((subset, split), mut rs)| {

@@ -49,12 +49,29 @@ pub enum VoiceBenchError {
     Merge(String),
     #[error("parquet writer: {0}")]
     Write(String),
+    /// A file or folder of a report or fixture set could not be made (`doing` names it).
+    #[error("{doing}: {source}")]
+    Fs {
+        doing: String,
+        source: std::io::Error,
+    },
+    #[error("drawing a plot: {0}")]
+    Plot(String),
+    #[error("the report as JSON: {0}")]
+    ReportJson(serde_json::Error),
 }
 
 impl VoiceBenchError {
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Self::Io {
             path: path.into(),
+            source,
+        }
+    }
+
+    pub(crate) fn fs(doing: impl Into<String>, source: std::io::Error) -> Self {
+        Self::Fs {
+            doing: doing.into(),
             source,
         }
     }

@@ -4,8 +4,8 @@
 //!
 //! The runner that drives the voice loop calls: [`load_split`] → pick its shard with
 //! [`shard_of`] → for each [`Sample`] make a [`Record::from_sample`] and [`append_record`] →
-//! [`merge`] the shards → [`score_records`]. Subsets needing an LLM judge are left for
-//! VoiceBench's `api_judge.py`.
+//! [`merge`] the shards → [`score_records`] → [`report::write_folder`] (report.json, report.md,
+//! SVG plots). Subsets needing an LLM judge are left for VoiceBench's `api_judge.py`.
 
 mod arrow_json;
 pub mod audio;
@@ -16,6 +16,7 @@ mod locate;
 mod parquet_read;
 mod parquet_write;
 mod record;
+pub mod report;
 mod resume;
 mod sample;
 pub mod score;

@@ -7,14 +7,11 @@ mod fixture;
 mod fixture_data;
 mod merge;
 mod outcome;
-mod plots;
 mod progress;
-mod report;
 mod run;
 mod score;
 mod sink;
 mod spec;
-mod stats;
 mod text;
 mod worker;
 

@@ -5,9 +5,8 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::Args;
+use pocket_voicebench::report::write_folder;
 use pocket_voicebench::{ScoreOptions, read_records, score_records};
-
-use super::{plots, report};
 
 #[derive(Args)]
 pub struct ScoreArgs {
@@ -31,16 +30,8 @@ pub fn run(args: ScoreArgs) -> Result<()> {
     for s in &scores {
         println!("{s}");
     }
-    std::fs::create_dir_all(&args.report_dir)
-        .with_context(|| format!("creating {}", args.report_dir.display()))?;
     let files = args.files.iter().map(|f| f.display().to_string()).collect();
-    let rep = report::build(files, &records, &scores);
-    let json = serde_json::to_string_pretty(&rep)?;
-    let dir = &args.report_dir;
-    std::fs::write(dir.join("report.json"), json).context("writing report.json")?;
-    let written = plots::write_all(dir, &rep, &records)?;
-    std::fs::write(dir.join("report.md"), report::markdown(&rep, &written))
-        .context("writing report.md")?;
-    eprintln!("report: {}", dir.join("report.md").display());
+    let md = write_folder(&args.report_dir, files, &records, &scores)?;
+    eprintln!("report: {}", md.display());
     Ok(())
 }

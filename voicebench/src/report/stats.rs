@@ -1,6 +1,6 @@
 //! Numbers for the score report: nearest-rank percentiles and word error rate.
 
-use pocket_pipeline::metrics::nearest_rank;
+use pocket_stats::{nearest_rank, sorted};
 use serde::Serialize;
 
 /// P50/P90/P99 (nearest rank) and mean of one quantity over the samples that have it.
@@ -18,8 +18,7 @@ impl Spread {
         if values.is_empty() {
             return None;
         }
-        let mut v = values.to_vec();
-        v.sort_by(f64::total_cmp);
+        let v = sorted(values);
         Some(Self {
             n: v.len(),
             mean: v.iter().sum::<f64>() / v.len() as f64,

@@ -1,13 +1,23 @@
-//! The score report: scores per subset, latency percentiles, stage means and WER, as
-//! report.json and a Markdown summary.
+//! The score report of a run: scores per subset, latency percentiles, stage means and WER,
+//! written into a report folder as report.json, report.md and SVG plots (`pocket voicebench
+//! score`).
+
+mod folder;
+mod markdown;
+mod plots;
+mod stats;
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
-use pocket_voicebench::{Record, SubsetScore};
 use serde::Serialize;
 
-use super::stats::{Spread, Wer};
+use crate::record::Record;
+use crate::score::SubsetScore;
+
+pub use folder::write_folder;
+pub use markdown::markdown;
+pub use plots::write_plots;
+pub use stats::{Spread, Wer, normalize_words, word_edits};
 
 /// Latencies reported with percentiles: record timing key and its label.
 pub const LATENCIES: [(&str, &str); 7] = [
@@ -74,6 +84,7 @@ fn is_error(r: &Record) -> bool {
     r.extra.contains_key("error")
 }
 
+/// The report of `records` (read from `files`) and their `scores`.
 pub fn build(files: Vec<String>, records: &[Record], scores: &[SubsetScore]) -> Report {
     let mut errors_by: BTreeMap<String, usize> = BTreeMap::new();
     for r in records.iter().filter(|r| is_error(r)) {
@@ -144,90 +155,4 @@ pub fn build(files: Vec<String>, records: &[Record], scores: &[SubsetScore]) -> 
         stage_means_ms,
         wer,
     }
-}
-
-/// The Markdown summary, linking the plots written beside it.
-pub fn markdown(r: &Report, plots: &[&str]) -> String {
-    let mut md = String::from("# VoiceBench run\n\n");
-    let _ = writeln!(
-        md,
-        "{} samples from {} ({} not answered).\n",
-        r.samples,
-        r.files.join(", "),
-        r.errors
-    );
-    md.push_str("## Scores\n\n| subset | split | scorer | n | score | failures | metrics |\n");
-    md.push_str("|---|---|---|---:|---:|---:|---|\n");
-    for s in &r.scores {
-        let score = s.score.map_or("judge".to_string(), |v| format!("{v:.1}"));
-        let metrics: Vec<String> = s
-            .metrics
-            .iter()
-            .map(|(k, v)| format!("{k} {v:.3}"))
-            .collect();
-        let _ = writeln!(
-            md,
-            "| {} | {} | {} | {} | {score} | {} | {} |",
-            s.subset,
-            s.split,
-            s.scorer,
-            s.n,
-            s.failures,
-            metrics.join(", ")
-        );
-    }
-    md.push_str("\nScores are percent (refusal rate for advbench; IFEval's mean of the four ");
-    md.push_str("accuracies); \"judge\" subsets need VoiceBench's `api_judge.py`.\n");
-    if !r.latency_ms.is_empty() {
-        md.push_str("\n## Latency (ms)\n\n| quantity | n | P50 | P90 | P99 | mean |\n");
-        md.push_str("|---|---:|---:|---:|---:|---:|\n");
-        for (key, label) in LATENCIES {
-            if let Some(s) = r.latency_ms.get(key) {
-                let _ = writeln!(
-                    md,
-                    "| {label} | {} | {:.0} | {:.0} | {:.0} | {:.0} |",
-                    s.n, s.p50, s.p90, s.p99, s.mean
-                );
-            }
-        }
-    }
-    if !r.stage_means_ms.is_empty() {
-        md.push_str("\n## Mean ms per stage\n\n| subset/split |");
-        for s in STAGES {
-            let _ = write!(md, " {s} |");
-        }
-        md.push_str("\n|---|");
-        md.push_str(&"---:|".repeat(STAGES.len()));
-        md.push('\n');
-        for (g, means) in &r.stage_means_ms {
-            let _ = write!(md, "| {g} |");
-            for s in STAGES {
-                match means.get(s) {
-                    Some(v) => {
-                        let _ = write!(md, " {v:.0} |");
-                    }
-                    None => md.push_str(" - |"),
-                }
-            }
-            md.push('\n');
-        }
-    }
-    if let Some(w) = &r.wer {
-        let _ = writeln!(
-            md,
-            "\n## Speech recognition\n\nWER of the transcript against the prompt text: \
-             {:.1}% ({} edits over {} words, {} samples; lowercase, punctuation stripped).",
-            100.0 * w.wer,
-            w.edits,
-            w.reference_words,
-            w.n
-        );
-    }
-    if !plots.is_empty() {
-        md.push_str("\n## Plots\n\n");
-        for p in plots {
-            let _ = writeln!(md, "![{p}]({p})\n");
-        }
-    }
-    md
 }

@@ -4,23 +4,23 @@
 
 use std::path::Path;
 
-use anyhow::{Result, anyhow};
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use pocket_voicebench::Record;
 
-use super::report::{LATENCIES, Report, STAGES};
+use super::{LATENCIES, Report, STAGES};
+use crate::error::{Result, VoiceBenchError};
+use crate::record::Record;
 
 const SIZE: (u32, u32) = (900, 520);
 
-fn plot_err(e: impl std::fmt::Display) -> anyhow::Error {
-    anyhow!("drawing a plot: {e}")
+fn plot_err(e: impl std::fmt::Display) -> VoiceBenchError {
+    VoiceBenchError::Plot(e.to_string())
 }
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 
 /// Writes the plots that have data into `dir`; returns their file names.
-pub fn write_all(dir: &Path, report: &Report, records: &[Record]) -> Result<Vec<&'static str>> {
+pub fn write_plots(dir: &Path, report: &Report, records: &[Record]) -> Result<Vec<&'static str>> {
     let mut written = Vec::new();
     if report.scores.iter().any(|s| s.score.is_some()) {
         draw(&dir.join("scores.svg"), |root| scores(root, report))?;

@@ -55,6 +55,28 @@ pub enum VoiceBenchError {
         doing: String,
         source: std::io::Error,
     },
+    #[error("writing {path}: {source}")]
+    Writing {
+        path: PathBuf,
+        source: Box<VoiceBenchError>,
+    },
+    #[error("running {program} (install the Debian package {program}): {source}")]
+    VoiceMissing {
+        program: &'static str,
+        source: std::io::Error,
+    },
+    #[error("{program} -voice {voice} failed: {stderr}")]
+    VoiceFailed {
+        program: &'static str,
+        voice: &'static str,
+        stderr: String,
+    },
+    #[error("{path}: {found} Hz after {expected} Hz")]
+    VoiceRate {
+        path: PathBuf,
+        found: u32,
+        expected: u32,
+    },
     #[error("drawing a plot: {0}")]
     Plot(String),
     #[error("the report as JSON: {0}")]

@@ -11,6 +11,7 @@ mod arrow_json;
 pub mod audio;
 mod data;
 mod error;
+pub mod fixture;
 pub mod jsonl_folder;
 mod locate;
 mod parquet_read;

@@ -4,7 +4,6 @@
 
 mod audio;
 mod fixture;
-mod fixture_data;
 mod merge;
 mod outcome;
 mod progress;

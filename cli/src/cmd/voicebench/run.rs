@@ -12,11 +12,13 @@ use pocket_assets::Store;
 use pocket_pipeline::audio::file::Pace;
 use pocket_pipeline::engines::default::model_file;
 use pocket_pipeline::engines::llm::VoiceChatConfig;
-use pocket_voicebench::{Sample, append_record, load_split, open_for_resume, shard_of};
+use pocket_voicebench::{
+    Sample, Shard, append_record, load_split, open_for_resume, output_path, shard_of,
+};
 
 use super::audio::{AudioAnswerer, AudioSetup};
 use super::progress::Progress;
-use super::spec::{Modality, Shard, TurnEnd, output_path};
+use super::spec::{Modality, TurnEnd};
 use super::text::TextAnswerer;
 use super::worker::{Answerer, Factory, run_pool};
 use crate::cmd::converse::{ChatChoice, EndpointChoice, PaceArg};

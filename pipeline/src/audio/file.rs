@@ -1,16 +1,14 @@
-//! Headless audio: a file sink that plays the output at real-time pace or as fast as it comes,
-//! and a conversation driver that plays input clips as the microphone, one turn per clip.
+//! Headless audio: a conversation driver that plays input clips as the microphone, one turn per
+//! clip, at real-time pace or as fast as the loop goes; the output goes to a [`FileSink`].
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::PipelineError;
 use crate::handle::{MicSender, PipelineHandle};
-use crate::ring::PlaybackReader;
 use crate::types::{Event, Stamped, State};
 use crossbeam_channel::Receiver;
+
+pub use super::sink::FileSink;
 
 /// How headless audio is paced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,100 +21,6 @@ pub enum Pace {
 
 /// Silence fed after a clip at fast pace (the endpointer needs its end silence).
 const FAST_TRAILING: Duration = Duration::from_millis(3000);
-
-/// Silence put between two replies in the written output.
-const REPLY_GAP: Duration = Duration::from_millis(300);
-
-/// Collects what the assistant said, reply after reply.
-pub struct FileSink {
-    thread: Option<JoinHandle<Vec<f32>>>,
-    stop: Arc<AtomicBool>,
-}
-
-impl FileSink {
-    /// Starts pulling from `reader` (at `rate` Hz) until [`FileSink::finish`].
-    pub fn spawn(reader: PlaybackReader, rate: u32, pace: Pace) -> Result<Self, PipelineError> {
-        Self::start(reader, rate, pace, true)
-    }
-
-    /// Like [`spawn`](Self::spawn), but keeps nothing: for long runs, whose output would
-    /// otherwise fill memory ([`finish`](Self::finish) returns no samples).
-    pub fn discarding(
-        reader: PlaybackReader,
-        rate: u32,
-        pace: Pace,
-    ) -> Result<Self, PipelineError> {
-        Self::start(reader, rate, pace, false)
-    }
-
-    fn start(
-        mut reader: PlaybackReader,
-        rate: u32,
-        pace: Pace,
-        keep: bool,
-    ) -> Result<Self, PipelineError> {
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = stop.clone();
-        reader
-            .state()
-            .unpaced
-            .store(pace == Pace::Fast, Ordering::Release);
-        let thread = std::thread::Builder::new()
-            .name("pocket-file-sink".into())
-            .spawn(move || {
-                let block = (rate / 100).max(1) as usize;
-                let mut buf = vec![0.0f32; block];
-                let mut said: Vec<f32> = Vec::new();
-                let mut last_turn = 0u64;
-                let start = Instant::now();
-                let mut blocks = 0u64;
-                while !flag.load(Ordering::Acquire) {
-                    if pace == Pace::Realtime {
-                        blocks += 1;
-                        let due = start + Duration::from_millis(10 * blocks);
-                        let now = Instant::now();
-                        if due > now {
-                            std::thread::sleep(due - now);
-                        }
-                    }
-                    let n = reader.fill(&mut buf);
-                    if n > 0 && keep {
-                        let turn = reader.state().cur_turn.load(Ordering::Acquire);
-                        if turn != last_turn {
-                            if last_turn != 0 {
-                                let gap = rate as usize * REPLY_GAP.as_millis() as usize / 1000;
-                                said.extend(std::iter::repeat_n(0.0, gap));
-                            }
-                            last_turn = turn;
-                        }
-                        said.extend_from_slice(&buf[..n]);
-                    } else if n == 0 && pace == Pace::Fast {
-                        std::thread::sleep(Duration::from_millis(1));
-                    }
-                }
-                said
-            })?;
-        Ok(Self {
-            thread: Some(thread),
-            stop,
-        })
-    }
-
-    /// Stops and returns everything the assistant said.
-    pub fn finish(mut self) -> Vec<f32> {
-        self.stop.store(true, Ordering::Release);
-        self.thread
-            .take()
-            .and_then(|t| t.join().ok())
-            .unwrap_or_default()
-    }
-}
-
-impl Drop for FileSink {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Release);
-    }
-}
 
 /// How one input clip's turn ended.
 #[derive(Debug, Clone, PartialEq)]

@@ -6,4 +6,5 @@
 pub mod device;
 pub mod file;
 mod held;
+mod sink;
 pub mod wav;

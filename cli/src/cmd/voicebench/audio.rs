@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow};
 use pocket_assets::Store;
-use pocket_pipeline::audio::file::{ClipEnd, Pace, TurnOutcome, converse_timed, speech_end_sample};
+use pocket_pipeline::audio::file::{
+    ClipEnd, FileSink, Pace, TurnOutcome, converse_timed, speech_end_sample,
+};
 use pocket_pipeline::audio::wav;
 use pocket_pipeline::engines::default::{EngineOptions, load_default};
 use pocket_pipeline::metrics::TurnRecord;
@@ -20,7 +22,6 @@ use pocket_pipeline::{Event, MicSender, Pipeline, PipelineConfig, PipelineHandle
 use pocket_voicebench::{Record, Sample};
 
 use super::outcome::read_turns;
-use super::sink::TakeSink;
 use super::spec::TurnEnd;
 use super::worker::Answerer;
 
@@ -51,7 +52,7 @@ pub struct AudioAnswerer {
     setup: AudioSetup,
     handle: PipelineHandle,
     mic: Option<MicSender>,
-    sink: Option<TakeSink>,
+    sink: Option<FileSink>,
     pipeline: Option<Pipeline>,
     rate: u32,
     watcher: Option<(Arc<AtomicBool>, JoinHandle<()>)>,
@@ -75,7 +76,7 @@ impl AudioAnswerer {
         };
         let (pipeline, ports) = Pipeline::start(loaded.engines, config)?;
         let handle = pipeline.handle();
-        let sink = TakeSink::spawn(ports.speaker, ports.output_rate, setup.pace)?;
+        let sink = FileSink::taking(ports.speaker, ports.output_rate, setup.pace)?;
         let watcher = if setup.stop_at_first_audio {
             Some(stop_at_first_audio(&handle)?)
         } else {

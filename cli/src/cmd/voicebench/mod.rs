@@ -9,7 +9,6 @@ mod outcome;
 mod progress;
 mod run;
 mod score;
-mod sink;
 mod spec;
 mod text;
 mod worker;

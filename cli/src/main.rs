@@ -1,8 +1,11 @@
 //! `pocket`: the Pocket Voice command line — model assets, the engines one by one, the voice
 //! loop, and the latency harness.
 
+mod args;
 mod cmd;
 mod error_text;
+mod events;
+mod summary;
 
 use clap::{Parser, Subcommand};
 

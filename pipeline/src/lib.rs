@@ -14,6 +14,7 @@ mod actor;
 pub mod audio;
 pub mod backchannel;
 mod chan;
+mod choices;
 mod clock;
 mod config;
 mod echo;
@@ -28,6 +29,7 @@ mod sim;
 pub mod soak;
 mod types;
 
+pub use choices::{ChatChoice, EndpointChoice};
 pub use clock::{Clock, ms};
 pub use config::{EndpointConfig, EndpointMode, PipelineConfig, SemanticEndpoint, SmartEndpoint};
 pub use error::PipelineError;

@@ -15,7 +15,7 @@ use pocket_pipeline::engines::ChatEngine;
 use pocket_pipeline::engines::default::model_file;
 use pocket_pipeline::engines::llm::LlmChat;
 
-use super::converse::ChatChoice;
+use crate::args::ChatChoiceArgs;
 
 #[derive(Args)]
 pub struct AskArgs {
@@ -26,7 +26,7 @@ pub struct AskArgs {
     #[arg(long, default_value_t = 2)]
     pub threads: usize,
     #[command(flatten)]
-    pub chat: ChatChoice,
+    pub chat: ChatChoiceArgs,
 }
 
 pub fn run(args: AskArgs) -> Result<()> {

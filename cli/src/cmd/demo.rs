@@ -14,7 +14,9 @@ use pocket_assets::Store;
 use pocket_pipeline::engines::choice::wants_large_model;
 use pocket_tts::{FallbackVoice, Voice};
 
-use super::converse::{ChatChoice, ConverseArgs, EndpointChoice, PaceArg, print_summary, run_with};
+use super::converse::{ConverseArgs, run_with};
+use crate::args::{ChatChoiceArgs, EndpointArgs, PaceArg};
+use crate::summary::print_summary;
 
 /// What the demo asks: everyday questions with one right answer. Each is one phrase in the
 /// built-in voice: flite puts a 330-400 ms break at a phrase boundary ("Who was the first
@@ -39,7 +41,7 @@ pub struct DemoArgs {
     #[arg(long, default_value = "pocket-demo-report.json")]
     pub report: PathBuf,
     #[command(flatten)]
-    pub chat: ChatChoice,
+    pub chat: ChatChoiceArgs,
 }
 
 pub fn run(args: DemoArgs) -> Result<()> {
@@ -81,7 +83,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
             end_silence_ms: pocket_pipeline::EndpointConfig::default()
                 .end_silence
                 .as_millis() as u64,
-            endpoint: EndpointChoice::default(),
+            endpoint: EndpointArgs::default(),
             chat: args.chat.clone(),
         },
     )?;

@@ -9,7 +9,9 @@ use pocket_pipeline::engines::default::load_default;
 use pocket_pipeline::{Pipeline, PipelineConfig};
 use std::io::BufRead;
 
-use super::converse::{ChatChoice, EndpointChoice, print_event, print_summary};
+use crate::args::{ChatChoiceArgs, EndpointArgs};
+use crate::events::print_event;
+use crate::summary::print_summary;
 
 #[derive(Args)]
 pub struct TalkArgs {
@@ -23,16 +25,16 @@ pub struct TalkArgs {
     #[arg(long, default_value_t = 400)]
     pub end_silence_ms: u64,
     #[command(flatten)]
-    pub endpoint: EndpointChoice,
+    pub endpoint: EndpointArgs,
     #[command(flatten)]
-    pub chat: ChatChoice,
+    pub chat: ChatChoiceArgs,
 }
 
 pub fn run(args: TalkArgs) -> Result<()> {
     let store = Store::open_default()?;
     let mut opts = args.chat.engine_options(&store, args.threads, true);
-    opts.turn_classifier = args.endpoint.wants_classifier();
-    opts.words_judge = args.endpoint.judges_words();
+    let endpoint = args.endpoint.choice(args.end_silence_ms);
+    endpoint.apply_to(&mut opts);
     let loaded = load_default(&store, &opts)?;
     for w in &loaded.warnings {
         eprintln!("note: {w}");
@@ -40,8 +42,8 @@ pub fn run(args: TalkArgs) -> Result<()> {
     let config = PipelineConfig {
         output_rate: default_output_rate()?,
         echo_cancel: !args.no_echo_cancel,
-        endpoint: args.endpoint.config(args.end_silence_ms),
-        speculative_reply: !args.endpoint.no_speculate,
+        endpoint: endpoint.config(),
+        speculative_reply: endpoint.speculate,
         ..PipelineConfig::default()
     };
     let (pipeline, ports) = Pipeline::start(loaded.engines, config)?;

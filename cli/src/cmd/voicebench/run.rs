@@ -21,7 +21,7 @@ use super::progress::Progress;
 use super::spec::{Modality, TurnEnd};
 use super::text::TextAnswerer;
 use super::worker::{Answerer, Factory, run_pool};
-use crate::cmd::converse::{ChatChoice, EndpointChoice, PaceArg};
+use crate::args::{ChatChoiceArgs, EndpointArgs, PaceArg};
 
 #[derive(Args)]
 pub struct RunArgs {
@@ -70,7 +70,7 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 400)]
     pub end_silence_ms: u64,
     #[command(flatten)]
-    pub endpoint: EndpointChoice,
+    pub endpoint: EndpointArgs,
     /// The LLM's pause for synthesis before the first chunk (see `pocket converse`).
     #[arg(long, default_value_t = 1500)]
     pub first_audio_gate_ms: u64,
@@ -83,7 +83,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub quiet: bool,
     #[command(flatten)]
-    pub chat: ChatChoice,
+    pub chat: ChatChoiceArgs,
 }
 
 /// This process's samples: the shard first, then the limit.
@@ -141,17 +141,14 @@ pub fn run(args: RunArgs) -> Result<()> {
 /// The answerer each worker builds: a chat on the shared model (text), or a voice loop.
 fn make_factory(args: &RunArgs, jobs: usize) -> Result<Factory> {
     let threads = (args.threads / jobs).max(1);
-    let pace = match args.pace {
-        PaceArg::Realtime => Pace::Realtime,
-        PaceArg::Fast => Pace::Fast,
-    };
+    let pace = Pace::from(args.pace);
     let store = Store::open_default()?;
     let mut opts = args
         .chat
         .engine_options(&store, threads, pace == Pace::Realtime);
     opts.chat.sampler.seed = args.seed;
-    opts.turn_classifier = args.endpoint.wants_classifier();
-    opts.words_judge = args.endpoint.judges_words();
+    let endpoint = args.endpoint.choice(args.end_silence_ms);
+    endpoint.apply_to(&mut opts);
     match args.modality {
         Modality::Text => {
             if args.save_audio {
@@ -183,7 +180,7 @@ fn make_factory(args: &RunArgs, jobs: usize) -> Result<Factory> {
                 pace,
                 stop_at_first_audio: args.modality == Modality::Ttft,
                 turn: args.turn,
-                endpoint: args.endpoint.config(args.end_silence_ms),
+                endpoint: endpoint.config(),
                 first_audio_gate: (args.first_audio_gate_ms > 0)
                     .then(|| Duration::from_millis(args.first_audio_gate_ms)),
                 audio_dir,

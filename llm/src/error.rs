@@ -47,6 +47,9 @@ pub enum LlmError {
     ContextFull { tokens: usize, max: usize },
     #[error("invalid session setting: {reason}")]
     InvalidSession { reason: String },
+    // --- benchmarks ---
+    #[error("a read-bandwidth buffer of {mib} MiB is outside 1..={max} MiB on this machine")]
+    BandwidthBuffer { mib: usize, max: usize },
     // --- requantization ---
     #[error("cannot requantize {tensor}: {reason}")]
     Requant { tensor: String, reason: String },

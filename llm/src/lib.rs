@@ -9,6 +9,7 @@
 //!   KV cache: prefill, decode, truncate), [`generate`] (sample → decode → stream).
 //! - [`ChatSession`]: a conversation over a session, with its history policy, as the voice loop
 //!   uses it.
+//! - [`bench`]: prefill/decode speed, peak memory and memory read bandwidth.
 //!
 //! docs/ARCHITECTURE.md, "LLM engine front end" and "LLM engine core", says how each works.
 
@@ -33,6 +34,7 @@ mod generate;
 
 pub use chat_session::{ChatSession, ReplyOutcome, ReplyTimings, SessionConfig};
 pub use generate::{Generated, StopReason, TextStream, generate};
+pub mod bench;
 pub mod gguf_writer;
 pub mod requant;
 pub mod synth;

@@ -5,12 +5,13 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, anyhow};
 use clap::{Args, Subcommand};
+use pocket_llm::bench::{BenchOptions, read_bandwidth};
 use pocket_llm::gguf::GgufFile;
 use pocket_llm::requant::{RequantOptions, Target, requantize};
 use pocket_llm::synth::{SynthQuant, SynthShape, write_synth};
-use pocket_llm::{Model, Session, SessionOptions};
+use pocket_llm::{LlmError, Model};
 
 #[derive(Subcommand, Debug)]
 pub enum LlmCommand {
@@ -117,7 +118,8 @@ pub fn run(cmd: LlmCommand) -> Result<()> {
 }
 
 fn membw(a: MembwArgs) -> Result<()> {
-    let (threads, best) = read_bandwidth(a.threads, a.mib)?;
+    let bw = read_bandwidth(a.threads, a.mib).map_err(flag_error)?;
+    let (threads, best) = (bw.threads, bw.read_bytes_per_s);
     if a.json {
         println!(
             "{}",
@@ -132,34 +134,12 @@ fn membw(a: MembwArgs) -> Result<()> {
     Ok(())
 }
 
-/// Best of 5 passes of all threads summing disjoint parts of a `mib` MiB buffer: (threads,
-/// bytes per second).
-fn read_bandwidth(threads: usize, mib: usize) -> Result<(usize, f64)> {
-    let words = membw_words(mib)?;
-    let buf: Vec<u64> = (0..words as u64).collect();
-    let pool = pocket_llm::kernels::ThreadPool::new(threads)?;
-    let threads = pool.threads();
-    let part = words / threads;
-    let mut best = 0f64;
-    for _ in 0..5 {
-        let t = Instant::now();
-        let sums: Vec<std::sync::atomic::AtomicU64> =
-            (0..threads).map(|_| Default::default()).collect();
-        let counter = pocket_llm::kernels::ChunkCounter::new(threads, 1);
-        pool.run(|_| {
-            while let Some(r) = counter.next() {
-                for i in r {
-                    let s = buf[i * part..(i + 1) * part]
-                        .iter()
-                        .fold(0u64, |acc, &v| acc.wrapping_add(v));
-                    sums[i].store(s, std::sync::atomic::Ordering::Relaxed);
-                }
-            }
-        })?;
-        std::hint::black_box(&sums);
-        best = best.max((part * threads * 8) as f64 / t.elapsed().as_secs_f64());
+/// A bad `--mib`, named as the flag.
+fn flag_error(e: LlmError) -> anyhow::Error {
+    match e {
+        LlmError::BandwidthBuffer { mib, max } => anyhow!("--mib {mib} is outside 1..={max}"),
+        e => e.into(),
     }
-    Ok((threads, best))
 }
 
 /// The model to use: `path`, or the default SmolLM2 asset.
@@ -261,91 +241,24 @@ fn synth(a: SynthArgs) -> Result<()> {
     Ok(())
 }
 
-/// Mean and sample standard deviation.
-fn stats(v: &[f64]) -> (f64, f64) {
-    let n = v.len().max(1) as f64;
-    let mean = v.iter().sum::<f64>() / n;
-    let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
-    (mean, var.sqrt())
-}
-
-/// Peak resident memory of this process (VmHWM), in bytes.
-fn peak_rss() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
-}
-
-/// Deterministic token ids spread over the vocabulary (llama-bench also runs random ids).
-fn tokens(n: usize, vocab: usize, salt: u64) -> Vec<u32> {
-    let mut x = 0x2545_F491_4F6C_DD1Du64 ^ salt;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % vocab as u64) as u32
-        })
-        .collect()
-}
-
 fn bench(a: BenchArgs) -> Result<()> {
     let path = model_path(a.model)?;
     let t = Instant::now();
     let model = Model::load(&path).with_context(|| format!("cannot load {}", path.display()))?;
     let load = t.elapsed();
-    let vocab = model.config().vocab_size;
-    let need = (a.prompt + a.gen_tokens).max(1);
-    let ctx = a.ctx.unwrap_or(need).max(need);
-    let mut s = Session::new(
-        model.clone(),
-        SessionOptions {
-            context: ctx,
-            threads: a.threads,
-            batch: a.prompt.clamp(1, 512),
-        },
-    )?;
-    if a.fill_ctx {
-        let fill = tokens(s.capacity(), vocab, 99);
-        s.prefill(&fill)?;
-        s.clear();
-    }
-    let mut pp = Vec::new();
-    let mut tg = Vec::new();
-    for rep in 0..=a.reps {
-        if a.prompt > 0 {
-            let toks = tokens(a.prompt, vocab, rep as u64);
-            s.clear();
-            let t = Instant::now();
-            s.prefill(&toks)?;
-            if rep > 0 {
-                pp.push(a.prompt as f64 / t.elapsed().as_secs_f64());
-            }
-        }
-        if a.gen_tokens > 0 {
-            let toks = tokens(a.gen_tokens, vocab, 1000 + rep as u64);
-            s.clear();
-            let t = Instant::now();
-            for &tok in &toks {
-                s.decode(tok)?;
-            }
-            if rep > 0 {
-                tg.push(a.gen_tokens as f64 / t.elapsed().as_secs_f64());
-            }
-        }
-    }
-    let (pp_mean, pp_sd) = stats(&pp);
-    let (tg_mean, tg_sd) = stats(&tg);
-    let rss = peak_rss();
-    let weights = model.weight_bytes_per_token();
-    // Decode streams every weight once per token: bytes read per second.
-    let decode_read = tg_mean * weights as f64;
-    let bw = if a.membw {
-        Some(read_bandwidth(s.threads(), 512)?.1)
-    } else {
-        None
+    let options = BenchOptions {
+        prompt: a.prompt,
+        gen_tokens: a.gen_tokens,
+        threads: a.threads,
+        ctx: a.ctx,
+        reps: a.reps,
+        fill_ctx: a.fill_ctx,
+        membw: a.membw,
     };
+    let r = pocket_llm::bench::run(&model, &options)?;
+    let ((pp_mean, pp_sd), (tg_mean, tg_sd)) = (r.prefill_tok_s, r.decode_tok_s);
+    let (rss, weights) = (r.peak_rss_bytes, r.weight_bytes_per_token);
+    let (decode_read, bw) = (r.decode_read_bytes_per_s, r.membw_read_bytes_per_s);
     let name = path.file_name().map_or_else(
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
@@ -355,9 +268,9 @@ fn bench(a: BenchArgs) -> Result<()> {
             "model": name,
             "path": path,
             "arch": model.config().arch.name(),
-            "threads": s.threads(),
-            "context": s.capacity(),
-            "kv_cache_bytes": s.kv_bytes(),
+            "threads": r.threads,
+            "context": r.context,
+            "kv_cache_bytes": r.kv_cache_bytes,
             "load_seconds": load.as_secs_f64(),
             "prompt_tokens": a.prompt,
             "gen_tokens": a.gen_tokens,
@@ -368,7 +281,7 @@ fn bench(a: BenchArgs) -> Result<()> {
             "weight_bytes_per_token": weights,
             "decode_read_bytes_per_s": decode_read,
             "membw_read_bytes_per_s": bw,
-            "decode_membw_fraction": bw.map(|b| decode_read / b),
+            "decode_membw_fraction": r.decode_membw_fraction(),
             "peak_rss_bytes": rss,
             "repacked_matrices": model.repacked_matrices(),
         });
@@ -380,8 +293,8 @@ fn bench(a: BenchArgs) -> Result<()> {
             "model: {} ({}, {} threads, context {}, loaded in {:.2?})",
             name,
             model.config().arch.name(),
-            s.threads(),
-            s.capacity(),
+            r.threads,
+            r.context,
             load
         )?;
         if a.prompt > 0 {
@@ -398,7 +311,7 @@ fn bench(a: BenchArgs) -> Result<()> {
             o,
             "weights read per token: {:.1} MB; KV cache: {:.1} MB; peak RSS: {}",
             weights as f64 / 1e6,
-            s.kv_bytes() as f64 / 1e6,
+            r.kv_cache_bytes as f64 / 1e6,
             rss.map_or("?".into(), |r| format!("{:.1} MB", r as f64 / 1e6))
         )?;
         if a.gen_tokens > 0 {
@@ -417,45 +330,11 @@ fn bench(a: BenchArgs) -> Result<()> {
     Ok(())
 }
 
-/// Largest `membw` buffer, in MiB (16 GiB).
-const MAX_MEMBW_MIB: usize = 16 << 10;
-
-/// 64-bit words in a buffer of `mib` MiB (1 to [`MAX_MEMBW_MIB`]).
-fn membw_words(mib: usize) -> Result<usize> {
-    if !(1..=MAX_MEMBW_MIB).contains(&mib) {
-        anyhow::bail!("--mib {mib} is outside 1..={MAX_MEMBW_MIB}");
-    }
-    mib.checked_mul((1 << 20) / 8)
-        .context("--mib overflows this machine's address space")
-}
-
 /// Seconds as "1.23 s" / "45 ms" for status lines.
 pub fn short(d: Duration) -> String {
     if d >= Duration::from_secs(1) {
         format!("{:.2} s", d.as_secs_f64())
     } else {
         format!("{} ms", d.as_millis())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn stats_of_a_sample() {
-        let (m, sd) = stats(&[1.0, 2.0, 3.0]);
-        assert!((m - 2.0).abs() < 1e-12 && (sd - 1.0).abs() < 1e-12);
-        assert_eq!(tokens(5, 10, 1), tokens(5, 10, 1));
-        assert!(tokens(100, 10, 2).iter().all(|&t| t < 10));
-    }
-
-    #[test]
-    fn membw_buffer_size_is_checked() {
-        assert_eq!(membw_words(512).expect("512 MiB"), 64 << 20);
-        for mib in [0, usize::MAX, usize::MAX / (1 << 20) + 1, 1 << 40] {
-            let r = std::panic::catch_unwind(|| membw_words(mib));
-            assert!(matches!(r, Ok(Err(_))), "--mib {mib} must be a clear error");
-        }
     }
 }

@@ -40,24 +40,6 @@ pub struct EndpointChoice {
     pub speculate: bool,
 }
 
-impl Default for EndpointChoice {
-    fn default() -> Self {
-        let defaults = EndpointConfig::default();
-        Self {
-            mode: defaults.mode,
-            end_silence: defaults.end_silence,
-            turn_threshold: defaults.smart.threshold,
-            turn_decide: defaults.smart.decide_after,
-            turn_fallback: None,
-            text_threshold: defaults.semantic.threshold,
-            min_last_word_p: defaults.semantic.min_last_word_p,
-            question_threshold: defaults.semantic.question_threshold,
-            question_wait: defaults.semantic.question_wait,
-            speculate: true,
-        }
-    }
-}
-
 impl EndpointChoice {
     /// The endpointer settings for this choice (the rest default).
     pub fn config(&self) -> EndpointConfig {
@@ -100,12 +82,32 @@ impl EndpointChoice {
     }
 }
 
+impl Default for EndpointChoice {
+    fn default() -> Self {
+        let defaults = EndpointConfig::default();
+        Self {
+            mode: defaults.mode,
+            end_silence: defaults.end_silence,
+            turn_threshold: defaults.smart.threshold,
+            turn_decide: defaults.smart.decide_after,
+            turn_fallback: None,
+            text_threshold: defaults.semantic.threshold,
+            min_last_word_p: defaults.semantic.min_last_word_p,
+            question_threshold: defaults.semantic.question_threshold,
+            question_wait: defaults.semantic.question_wait,
+            speculate: true,
+        }
+    }
+}
+
 /// The chat model, how it is tuned, and how the recognizer searches.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChatChoice {
     /// An asset id or a GGUF file's path (`None`: the device's default,
     /// [`default_model`]).
     pub model: Option<String>,
+    /// How the recognizer searches for final transcripts.
+    pub asr_search: pocket_asr::Search,
     /// Which earlier turns the model sees (`None`: the voice chat's default).
     pub history: Option<HistoryPolicy>,
     /// Replaces the voice system prompt.
@@ -114,19 +116,17 @@ pub struct ChatChoice {
     pub repeat_penalty: Option<f32>,
     /// Replaces the n of the reply's no-copy rule (0: off).
     pub avoid_copy_ngram: Option<usize>,
-    /// How the recognizer searches for final transcripts.
-    pub asr_search: pocket_asr::Search,
 }
 
 impl Default for ChatChoice {
     fn default() -> Self {
         Self {
             model: None,
+            asr_search: pocket_asr::RecognizerConfig::default().final_search(),
             history: None,
             system_prompt: None,
             repeat_penalty: None,
             avoid_copy_ngram: None,
-            asr_search: pocket_asr::RecognizerConfig::default().final_search(),
         }
     }
 }

@@ -123,9 +123,7 @@ impl FileSink {
     /// Stops the thread and waits for it (it stops within one 10 ms block).
     fn halt(&mut self) {
         self.stop.store(true, Ordering::Release);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
+        let _ = self.thread.take().map(JoinHandle::join);
     }
 }
 

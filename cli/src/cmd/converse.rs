@@ -102,11 +102,12 @@ pub fn run_with(store: &Store, args: &ConverseArgs) -> Result<Report> {
         }
     });
     let rate = ports.output_rate;
-    let sink = FileSink::spawn(ports.speaker, rate, pace)?;
+    // The replies go to the file as they play: a long session is never held in memory.
+    let sink = FileSink::recording(ports.speaker, rate, pace, &args.output)?;
     let mut mic = ports.mic;
     let timing = (pace, Duration::from_secs(120));
     let outcomes = converse_timed(&mut mic, &handle, &clips, timing, ClipEnd::Natural);
-    let said = sink.finish();
+    let recorded = sink.finish_file();
     let mut report = handle.report();
     handle.shutdown();
     drop(mic);
@@ -130,7 +131,7 @@ pub fn run_with(store: &Store, args: &ConverseArgs) -> Result<Report> {
             .collect();
         report.attach_true_speech_ends(&ends);
     }
-    wav::write_mono(&args.output, &said, rate)?;
+    recorded?;
     if let Some(path) = &args.report {
         write_report(path, &report, &args.inputs, &outcomes)?;
     }

@@ -1,13 +1,15 @@
 //! The headless output: a thread that pulls the reply audio from the playback ring like a
 //! device (10 ms every 10 ms, or as fast as it comes) and keeps what was said, for the caller
-//! to take piece by piece or at the end.
+//! to take piece by piece or at the end, or writes it to a WAV file as it comes.
 
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::file::Pace;
+use super::wav::MonoWavWriter;
 use crate::PipelineError;
 use crate::ring::PlaybackReader;
 
@@ -25,9 +27,32 @@ enum Keep {
     Played,
 }
 
+/// Where the kept audio goes.
+enum Kept {
+    /// Held for [`FileSink::take`].
+    Memory(Vec<f32>),
+    /// Written as it comes (`None` once a write failed; the error waits for
+    /// [`FileSink::finish_file`]).
+    File(Option<MonoWavWriter>, Option<PipelineError>),
+}
+
+impl Kept {
+    fn push(&mut self, samples: &[f32]) {
+        match self {
+            Kept::Memory(v) => v.extend_from_slice(samples),
+            Kept::File(w, err) => {
+                if let Some(Err(e)) = w.as_mut().map(|w| w.write(samples)) {
+                    *w = None;
+                    *err = Some(e);
+                }
+            }
+        }
+    }
+}
+
 /// Collects what the assistant said, reply after reply.
 pub struct FileSink {
-    said: Arc<Mutex<Vec<f32>>>,
+    said: Arc<Mutex<Kept>>,
     thread: Option<JoinHandle<()>>,
     stop: Arc<AtomicBool>,
 }
@@ -35,7 +60,21 @@ pub struct FileSink {
 impl FileSink {
     /// Starts pulling from `reader` (at `rate` Hz) until [`FileSink::finish`].
     pub fn spawn(reader: PlaybackReader, rate: u32, pace: Pace) -> Result<Self, PipelineError> {
-        Self::start(reader, rate, pace, Keep::Replies)
+        Self::start(reader, rate, pace, Keep::Replies, Kept::Memory(Vec::new()))
+    }
+
+    /// Like [`spawn`](Self::spawn), but writes every reply to the WAV file `path` as it
+    /// plays instead of holding the whole session in memory (a 120-turn session's replies
+    /// are ~27 MB as samples); [`finish_file`](Self::finish_file) completes the file. The
+    /// file is created now, so a path that cannot be written fails before anything runs.
+    pub fn recording(
+        reader: PlaybackReader,
+        rate: u32,
+        pace: Pace,
+        path: &Path,
+    ) -> Result<Self, PipelineError> {
+        let w = MonoWavWriter::create(path, rate)?;
+        Self::start(reader, rate, pace, Keep::Replies, Kept::File(Some(w), None))
     }
 
     /// Like [`spawn`](Self::spawn), but keeps nothing: for long runs, whose output would
@@ -45,14 +84,14 @@ impl FileSink {
         rate: u32,
         pace: Pace,
     ) -> Result<Self, PipelineError> {
-        Self::start(reader, rate, pace, Keep::Nothing)
+        Self::start(reader, rate, pace, Keep::Nothing, Kept::Memory(Vec::new()))
     }
 
     /// Like [`spawn`](Self::spawn), but keeps the audio exactly as it played, with no gap put
     /// between replies: for a caller that [`take`](Self::take)s what each piece of a run said
     /// (one benchmark sample after another).
     pub fn taking(reader: PlaybackReader, rate: u32, pace: Pace) -> Result<Self, PipelineError> {
-        Self::start(reader, rate, pace, Keep::Played)
+        Self::start(reader, rate, pace, Keep::Played, Kept::Memory(Vec::new()))
     }
 
     fn start(
@@ -60,8 +99,9 @@ impl FileSink {
         rate: u32,
         pace: Pace,
         keep: Keep,
+        kept: Kept,
     ) -> Result<Self, PipelineError> {
-        let said = Arc::new(Mutex::new(Vec::new()));
+        let said = Arc::new(Mutex::new(kept));
         let stop = Arc::new(AtomicBool::new(false));
         let (out, flag) = (said.clone(), stop.clone());
         reader
@@ -73,6 +113,7 @@ impl FileSink {
             .spawn(move || {
                 let block = (rate / 100).max(1) as usize;
                 let mut buf = vec![0.0f32; block];
+                let gap = vec![0.0f32; rate as usize * REPLY_GAP.as_millis() as usize / 1000];
                 let mut last_turn = 0u64;
                 let start = Instant::now();
                 let mut blocks = 0u64;
@@ -91,12 +132,11 @@ impl FileSink {
                         let turn = reader.state().cur_turn.load(Ordering::Acquire);
                         if keep == Keep::Replies && turn != last_turn {
                             if last_turn != 0 {
-                                let gap = rate as usize * REPLY_GAP.as_millis() as usize / 1000;
-                                said.extend(std::iter::repeat_n(0.0, gap));
+                                said.push(&gap);
                             }
                             last_turn = turn;
                         }
-                        said.extend_from_slice(&buf[..n]);
+                        said.push(&buf[..n]);
                     } else if n == 0 && pace == Pace::Fast {
                         std::thread::sleep(Duration::from_millis(1));
                     }
@@ -109,15 +149,34 @@ impl FileSink {
         })
     }
 
-    /// Everything kept since the last call (the sink goes on).
+    /// Everything kept since the last call (the sink goes on; nothing for a recording sink,
+    /// whose audio is in its file).
     pub fn take(&self) -> Vec<f32> {
-        std::mem::take(&mut *self.said.lock().unwrap_or_else(|e| e.into_inner()))
+        match &mut *self.said.lock().unwrap_or_else(|e| e.into_inner()) {
+            Kept::Memory(v) => std::mem::take(v),
+            Kept::File(..) => Vec::new(),
+        }
     }
 
     /// Stops and returns everything the assistant said (since the last [`take`](Self::take)).
     pub fn finish(mut self) -> Vec<f32> {
         self.halt();
         self.take()
+    }
+
+    /// Stops and completes the file of a [`recording`](Self::recording) sink: the first
+    /// write error, if one stopped the recording, else the result of closing the file.
+    pub fn finish_file(mut self) -> Result<(), PipelineError> {
+        self.halt();
+        let kept = std::mem::replace(
+            &mut *self.said.lock().unwrap_or_else(|e| e.into_inner()),
+            Kept::Memory(Vec::new()),
+        );
+        match kept {
+            Kept::File(_, Some(e)) => Err(e),
+            Kept::File(Some(w), None) => w.finish(),
+            Kept::File(None, None) | Kept::Memory(_) => Ok(()),
+        }
     }
 
     /// Stops the thread and waits for it (it stops within one 10 ms block).

@@ -126,18 +126,49 @@ fn check_spec(spec: &hound::WavSpec, frames: u64, rate: u32) -> Result<(), Strin
 
 /// Writes mono `samples` at `rate` as 16-bit PCM.
 pub fn write_mono(path: &Path, samples: &[f32], rate: u32) -> Result<(), PipelineError> {
-    let spec = hound::WavSpec {
-        channels: 1,
-        sample_rate: rate,
-        bits_per_sample: 16,
-        sample_format: hound::SampleFormat::Int,
-    };
-    let mut w = hound::WavWriter::create(path, spec).map_err(|e| file_err(path, e))?;
-    for &s in samples {
-        w.write_sample((s.clamp(-1.0, 1.0) * 32767.0) as i16)
-            .map_err(|e| file_err(path, e))?;
+    let mut w = MonoWavWriter::create(path, rate)?;
+    w.write(samples)?;
+    w.finish()
+}
+
+/// A mono 16-bit PCM file written as the samples come, so a long recording is never held
+/// in memory; [`finish`](Self::finish) writes the final lengths into its header.
+pub struct MonoWavWriter {
+    w: hound::WavWriter<std::io::BufWriter<std::fs::File>>,
+    path: std::path::PathBuf,
+}
+
+impl MonoWavWriter {
+    /// Creates (or truncates) `path` for audio at `rate` Hz.
+    pub fn create(path: &Path, rate: u32) -> Result<Self, PipelineError> {
+        let spec = hound::WavSpec {
+            channels: 1,
+            sample_rate: rate,
+            bits_per_sample: 16,
+            sample_format: hound::SampleFormat::Int,
+        };
+        let w = hound::WavWriter::create(path, spec).map_err(|e| file_err(path, e))?;
+        Ok(Self {
+            w,
+            path: path.to_path_buf(),
+        })
     }
-    w.finalize().map_err(|e| file_err(path, e))
+
+    /// Appends `samples` (clamped to [-1, 1]).
+    pub fn write(&mut self, samples: &[f32]) -> Result<(), PipelineError> {
+        for &s in samples {
+            self.w
+                .write_sample((s.clamp(-1.0, 1.0) * 32767.0) as i16)
+                .map_err(|e| file_err(&self.path, e))?;
+        }
+        Ok(())
+    }
+
+    /// Completes the header; the file is whole once this returns.
+    pub fn finish(self) -> Result<(), PipelineError> {
+        let path = self.path;
+        self.w.finalize().map_err(|e| file_err(&path, e))
+    }
 }
 
 #[cfg(test)]

@@ -103,6 +103,65 @@ fn converse_fast_writes_replies_and_a_complete_report() {
     pipeline.shutdown();
 }
 
+/// A recording sink writes the same replies to its WAV file as they play (nothing is kept in
+/// memory), and a path it cannot create fails before the session runs.
+#[test]
+fn a_recording_sink_writes_the_replies_to_its_file() {
+    let mocks = engines(
+        &["hello", "how are you"],
+        vec![vec!["Hi there,", " friend."], vec!["Fine,", " thanks."]],
+    );
+    let config = PipelineConfig {
+        output_rate: 24_000,
+        echo_cancel: false,
+        ..PipelineConfig::default()
+    };
+    let (pipeline, ports) = Pipeline::start(mocks, config).expect("starts");
+    let handle = pipeline.handle();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let missing = dir.path().join("no such folder").join("out.wav");
+    let (pipeline2, ports2) =
+        Pipeline::start(engines(&[], vec![]), PipelineConfig::default()).expect("starts");
+    assert!(matches!(
+        FileSink::recording(ports2.speaker, 24_000, Pace::Fast, &missing),
+        Err(crate::PipelineError::AudioFile { .. })
+    ));
+    drop(ports2.mic);
+    pipeline2.shutdown();
+    let path = dir.path().join("out.wav");
+    let sink =
+        FileSink::recording(ports.speaker, ports.output_rate, Pace::Fast, &path).expect("sink");
+    let mut mic = ports.mic;
+    let mut seed = 11;
+    let speech = noise(&mut seed, 16_000, 0.3);
+    let clips = vec![speech.clone(), speech];
+    let outcomes = converse(
+        &mut mic,
+        &handle,
+        &clips,
+        Pace::Fast,
+        Duration::from_secs(30),
+    )
+    .expect("turns");
+    assert_eq!(outcomes, vec![TurnOutcome::Answered, TurnOutcome::Answered]);
+    assert!(sink.take().is_empty(), "a recording sink holds nothing");
+    sink.finish_file().expect("file completed");
+    let said = crate::audio::wav::read_mono(&path, 24_000).expect("a whole WAV file");
+    // As in the memory sink's test: 30 characters at 10 ms each, plus a 300 ms gap.
+    let expect = (30 * 10 + 300) * 24;
+    assert!(
+        said.len().abs_diff(expect) < 2400,
+        "{} vs {expect}",
+        said.len()
+    );
+    assert!(
+        said.iter().any(|s| s.abs() > 0.01),
+        "the replies were written, not silence"
+    );
+    drop(mic);
+    pipeline.shutdown();
+}
+
 /// A clip with a 2 s pause inside: the fixed 400 ms rule makes two turns of it (the reply to
 /// the first part is cut off by the second), push-to-talk released at its end makes one,
 /// which hears the whole clip.

@@ -28,6 +28,8 @@ pub(crate) struct Sim {
     /// to the same value.
     changes: AtomicU64,
     waiters: Mutex<Vec<Waiter>>,
+    /// Threads spawned through [`Activity::spawn`] that have not returned.
+    threads: AtomicI64,
 }
 
 struct Waiter {
@@ -61,6 +63,7 @@ impl Sim {
             work: AtomicI64::new(0),
             changes: AtomicU64::new(0),
             waiters: Mutex::new(Vec::new()),
+            threads: AtomicI64::new(0),
         })
     }
 
@@ -126,7 +129,10 @@ impl Sim {
                     .sum();
                 self.work.load(Ordering::Acquire) - parked as i64
             };
-            if runnable == 0 {
+            // Once every thread has returned nothing can run: a message stranded in the
+            // queue of an actor that stopped at shutdown (with audio or a chunk in flight)
+            // would otherwise keep the count above zero for good.
+            if runnable == 0 || self.threads.load(Ordering::Acquire) == 0 {
                 return;
             }
             let changes = self.changes.load(Ordering::Acquire);
@@ -168,6 +174,13 @@ impl Activity {
         }
     }
 
+    /// A counted thread starts (`1`) or returns (`-1`).
+    fn count_thread(&self, n: i64) {
+        if let Some(sim) = &self.0 {
+            sim.threads.fetch_add(n, Ordering::AcqRel);
+        }
+    }
+
     /// A message is about to be sent, or a thread is about to be spawned.
     pub(crate) fn begin(&self) {
         self.add(1);
@@ -184,14 +197,17 @@ impl Activity {
         F: FnOnce() + Send + 'static,
     {
         self.begin();
+        self.count_thread(1);
         let me = self.clone();
         let spawned = std::thread::Builder::new()
             .name(name.to_string())
             .spawn(move || {
                 f();
+                me.count_thread(-1);
                 me.end();
             });
         if spawned.is_err() {
+            self.count_thread(-1);
             self.end();
         }
         spawned

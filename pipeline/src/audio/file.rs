@@ -154,6 +154,10 @@ pub(super) fn await_turn(
     let silence = [0.0f32; 160];
     let started = Instant::now();
     let mut replying = None;
+    // The user is speaking, and utterances that ended but whose final has not come yet: the
+    // return to listening that interrupting `replying` brings ends nothing while a newer
+    // utterance is under way (its final decides).
+    let (mut speaking, mut finals_due) = (false, 0usize);
     let mut trailing = Duration::ZERO;
     loop {
         if started.elapsed() > turn_timeout {
@@ -178,11 +182,20 @@ pub(super) fn await_turn(
         let mut next = events.recv_timeout(wait).ok();
         while let Some(ev) = next {
             match ev.event {
-                Event::SpeechStarted => heard_speech = true,
+                Event::SpeechStarted => {
+                    heard_speech = true;
+                    speaking = true;
+                }
+                Event::SpeechStopped => {
+                    speaking = false;
+                    finals_due += 1;
+                }
                 Event::FinalTranscript { turn: None, .. } => {
+                    finals_due = finals_due.saturating_sub(1);
                     outcome = Some(TurnOutcome::NoReply);
                 }
                 Event::FinalTranscript { turn: Some(t), .. } => {
+                    finals_due = finals_due.saturating_sub(1);
                     replying = Some(t);
                     outcome = None;
                 }
@@ -191,7 +204,7 @@ pub(super) fn await_turn(
                 }
                 Event::State {
                     state: State::Listening,
-                } if replying.is_some() => {
+                } if replying.is_some() && !speaking && finals_due == 0 => {
                     outcome.get_or_insert(TurnOutcome::NoReply);
                 }
                 _ => {}

@@ -132,9 +132,20 @@ impl Recognizer {
         self.model.weights.size_bytes()
     }
 
-    /// A new streaming recognizer for one utterance at a time.
+    /// A new streaming recognizer for one utterance at a time, finding the utterances with
+    /// its own voice detector and endpointer (`RecognizerConfig::endpoint`).
     pub fn stream(self: &Arc<Self>) -> AsrStream {
-        AsrStream::new(Arc::clone(self))
+        AsrStream::new(Arc::clone(self), false)
+    }
+
+    /// A new streaming recognizer driven by a caller that detects speech and decides where
+    /// each utterance ends itself (the voice loop): everything it is given between `reset`s is
+    /// the utterance, partials and early finals are decoded when the caller asks
+    /// ([`AsrStream::partial_now`], [`AsrStream::speculate_now`]), and the caller says where
+    /// the speech ended ([`AsrStream::speech_ended`]). `RecognizerConfig::endpoint` and
+    /// `partial_interval_ms` do not apply to it.
+    pub fn driven_stream(self: &Arc<Self>) -> AsrStream {
+        AsrStream::new(Arc::clone(self), true)
     }
 
     /// Recognizes a whole clip of 16 kHz mono samples. Clips longer than the model's 30 s

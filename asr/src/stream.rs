@@ -2,11 +2,18 @@
 //! audio, poll `is_endpoint`, read `partial` results while the user speaks, `finish` for
 //! the final transcript, `reset` for the next utterance.
 //!
-//! Audio goes through the VAD and endpointer as it arrives. Only audio from shortly before
-//! speech start is kept, and an utterance is cut at `max_utterance_ms`, so memory stays
-//! bounded on endless input. While speech goes on, the utterance is re-decoded every
-//! `partial_interval_ms` of new audio; the last partial's tokens are then verified as a draft
-//! by the final decode in one batched decoder pass.
+//! A stream from [`Recognizer::stream`] finds the utterances itself: audio goes through its
+//! VAD and endpointer as it arrives, only audio from shortly before speech start is kept, and
+//! an utterance is cut at `max_utterance_ms`, so memory stays bounded on endless input. While
+//! speech goes on, the utterance is re-decoded every `partial_interval_ms` of new audio.
+//!
+//! A stream from [`Recognizer::driven_stream`] has no detector of its own: its caller (the
+//! voice loop, whose endpointer decides every turn) gives it one utterance's audio, asks for
+//! partials and early finals when it wants them, and says where the speech ended. So a turn
+//! has one voice detector and one endpointer, never a second one to keep in step.
+//!
+//! Either way the last partial's tokens are verified as a draft by the final decode in one
+//! batched decoder pass.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -39,8 +46,8 @@ pub struct UtteranceSpan {
 pub struct AsrStream {
     rec: Arc<Recognizer>,
     session: Option<Session>,
-    vad: Vad,
-    ep: Endpointer,
+    /// This stream's own voice detector and endpointer; `None` for a driven stream.
+    detection: Option<Detection>,
     /// Audio of the current utterance (pre-roll included), 16 kHz mono, repaired.
     audio: Vec<f32>,
     /// Stream sample index of `audio[0]`.
@@ -61,11 +68,15 @@ pub struct AsrStream {
     overflow: Vec<f32>,
     /// Final result computed during the end-silence wait.
     speculative: Option<Speculative>,
-    /// Whether this stream decodes the final at its own detector's pauses (`false`: only when
-    /// the caller asks, [`AsrStream::speculate_now`]).
-    own_pauses: bool,
     /// The prompt this utterance is decoded with (plain again after each reset).
     context: Context,
+}
+
+/// The voice detector and endpointer of a stream that finds its utterances itself.
+#[derive(Debug)]
+struct Detection {
+    vad: Vad,
+    ep: Endpointer,
 }
 
 /// A final decoded before the endpoint, on the assumption that the speech had ended.
@@ -90,17 +101,19 @@ struct Speculative {
 const TAIL_SAMPLES: u64 = 1600;
 
 impl AsrStream {
-    pub(crate) fn new(rec: Arc<Recognizer>) -> Self {
-        let ep_cfg = rec.cfg.endpoint.clone();
+    /// A stream with its own voice detector and endpointer (`driven`: without them).
+    pub(crate) fn new(rec: Arc<Recognizer>, driven: bool) -> Self {
+        let detection = (!driven).then(|| Detection {
+            vad: rec.new_vad(),
+            // The config was validated when the recognizer loaded.
+            ep: Endpointer::new(rec.cfg.endpoint.clone()).unwrap_or_else(|_| unreachable_config()),
+        });
         let session = Some(rec.take_session());
-        let vad = rec.new_vad();
         let cap = rec.cfg.endpoint.max_utterance_ms as usize * 16 + SAMPLE_RATE;
         Self {
             rec,
             session,
-            vad,
-            // The config was validated when the recognizer loaded.
-            ep: Endpointer::new(ep_cfg).unwrap_or_else(|_| unreachable_config()),
+            detection,
             audio: Vec::with_capacity(cap),
             audio_base: 0,
             total: 0,
@@ -116,16 +129,13 @@ impl AsrStream {
             repaired: 0,
             overflow: Vec::new(),
             speculative: None,
-            own_pauses: true,
             context: Context::Plain,
         }
     }
 
-    /// Leaves the pauses to the caller: the final is decoded early only at
-    /// [`speculate_now`](AsrStream::speculate_now), never at this stream's own detector's
-    /// pause as well (which would race the caller's and could decode the same words twice).
-    pub fn leave_pauses_to_caller(&mut self) {
-        self.own_pauses = false;
+    /// Whether the caller decides where utterances start and end ([`Recognizer::driven_stream`]).
+    pub fn is_driven(&self) -> bool {
+        self.detection.is_none()
     }
 
     fn pre_roll(&self) -> usize {
@@ -133,7 +143,12 @@ impl AsrStream {
     }
 
     fn max_samples(&self) -> usize {
-        self.rec.cfg.endpoint.max_utterance_ms as usize * 16
+        if self.is_driven() {
+            // The caller cuts its utterances; past one decoder window nothing more is heard.
+            self.rec.max_window_samples()
+        } else {
+            self.rec.cfg.endpoint.max_utterance_ms as usize * 16
+        }
     }
 
     /// Feeds 16 kHz mono samples. NaN/infinite samples become silence and values are clamped
@@ -180,6 +195,10 @@ impl AsrStream {
     }
 
     fn accept_clean(&mut self, chunk: &[f32]) {
+        if self.is_driven() {
+            self.accept_driven(chunk);
+            return;
+        }
         if self.endpoint {
             // Keep what follows the endpoint for the next utterance, bounded.
             self.overflow.extend_from_slice(chunk);
@@ -194,15 +213,17 @@ impl AsrStream {
         self.total += chunk.len() as u64;
         let mut events = [None, None];
         let mut n = 0;
-        let ep = &mut self.ep;
-        self.vad.accept(chunk, |i, p| {
-            if let Some(e) = ep.push(i, p)
-                && n < 2
-            {
-                events[n] = Some(e);
-                n += 1;
-            }
-        });
+        if let Some(det) = &mut self.detection {
+            let ep = &mut det.ep;
+            det.vad.accept(chunk, |i, p| {
+                if let Some(e) = ep.push(i, p)
+                    && n < 2
+                {
+                    events[n] = Some(e);
+                    n += 1;
+                }
+            });
+        }
         for e in events.into_iter().flatten() {
             self.on_event(e);
         }
@@ -217,6 +238,33 @@ impl AsrStream {
         } else if !self.endpoint {
             self.maybe_speculate();
             self.maybe_partial();
+        }
+    }
+
+    /// A driven stream: all audio is the utterance (up to one decoder window); partials and
+    /// early finals are decoded when the caller asks.
+    fn accept_driven(&mut self, chunk: &[f32]) {
+        if self.span.is_none() {
+            self.span = Some(UtteranceSpan::default());
+        }
+        let room = self.max_samples().saturating_sub(self.audio.len());
+        let take = chunk.len().min(room);
+        self.audio.extend_from_slice(&chunk[..take]);
+        self.total += chunk.len() as u64;
+    }
+
+    /// A driven stream's caller says the speech ended `trailing` samples before the end of the
+    /// audio given so far (the silence its endpointer waited): the final decodes up to there
+    /// plus a short tail, not the whole wait. Ignored by a stream with its own endpointer.
+    pub fn speech_ended(&mut self, trailing: u64) {
+        if !self.is_driven() {
+            return;
+        }
+        if let Some(s) = &mut self.span {
+            let end = self.total.saturating_sub(trailing).max(s.start);
+            s.speech_end = Some(end);
+            s.endpoint_at = Some(self.total);
+            self.endpoint = true;
         }
     }
 
@@ -258,10 +306,14 @@ impl AsrStream {
     /// During the end-silence wait, decode the utterance as it will be if the speech does not
     /// resume, so `finish` after the endpoint has its result at once.
     fn maybe_speculate(&mut self) {
-        let Some((end, silent_ms)) = self.ep.trailing_silence() else {
+        let Some((end, silent_ms)) = self
+            .detection
+            .as_ref()
+            .and_then(|d| d.ep.trailing_silence())
+        else {
             return;
         };
-        if !self.rec.cfg.speculative_final || !self.own_pauses {
+        if !self.rec.cfg.speculative_final {
             return;
         }
         let have = (self.audio_base + self.audio.len() as u64).saturating_sub(end);
@@ -323,11 +375,25 @@ impl AsrStream {
     }
 
     fn maybe_partial(&mut self) {
+        self.partial_after(self.rec.cfg.partial_interval_ms as usize * 16);
+    }
+
+    /// A driven stream's partial, decoded now on the audio given so far when there is new
+    /// audio (and its last decode does not say the device is too slow: see below); the latest
+    /// partial otherwise. `None` before any audio or when nothing was heard.
+    pub fn partial_now(&mut self) -> Option<String> {
+        if self.span.is_some() && !self.endpoint {
+            self.partial_after(1);
+        }
+        self.partial()
+    }
+
+    /// Decodes a partial once `interval` samples of new audio came in since the last one.
+    fn partial_after(&mut self, interval: usize) {
         // Never spend more than about a third of real time on partials: on a slow device the
         // interval stretches to three times the last partial's compute time.
         let busy = (self.last_partial_ms * 3.0 * 16.0) as usize;
-        let interval = (self.rec.cfg.partial_interval_ms as usize * 16).max(busy);
-        if self.audio.len() < self.last_partial_len + interval {
+        if self.audio.len() < self.last_partial_len + interval.max(busy) {
             return;
         }
         self.last_partial_len = self.audio.len();
@@ -423,8 +489,9 @@ impl AsrStream {
         // Without an endpoint (the caller's own endpointer decided), the speech still ended at
         // the last voiced sample if silence followed it.
         let end = self.span.and_then(|s| s.speech_end).or_else(|| {
-            self.ep
-                .trailing_silence()
+            self.detection
+                .as_ref()
+                .and_then(|d| d.ep.trailing_silence())
                 .filter(|&(_, ms)| ms > 0)
                 .map(|(e, _)| e)
         });
@@ -490,8 +557,10 @@ impl AsrStream {
         self.last_partial_len = 0;
         self.last_partial_ms = 0.0;
         self.repaired = 0;
-        self.vad.reset();
-        self.ep.reset();
+        if let Some(d) = &mut self.detection {
+            d.vad.reset();
+            d.ep.reset();
+        }
         self.resampler = None;
         if !overflow.is_empty() {
             self.accept(&overflow);

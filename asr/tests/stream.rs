@@ -216,17 +216,35 @@ fn a_final_decoded_at_the_callers_pause_is_the_final() {
     assert!(t.timings.speculative, "the early decode was not used");
     assert_eq!(t.text.trim(), early.trim());
 
-    // A stream that leaves the pauses to its caller decodes nothing early on its own.
-    s.reset();
-    s.leave_pauses_to_caller();
+    // A driven stream has no detector: it decodes nothing early on its own, never ends the
+    // utterance itself, and decodes the final up to where its caller says the speech ended.
+    let mut d = rec.driven_stream();
+    assert!(d.is_driven() && !s.is_driven());
     for c in last.chunks(1600) {
-        s.accept(c);
+        d.accept(c);
     }
-    for c in common::noise(16_000, 0.002, 6).chunks(1600) {
-        s.accept(c);
+    let tail = common::noise(16_000, 0.002, 6);
+    for c in tail.chunks(1600) {
+        d.accept(c);
     }
-    assert!(s.is_endpoint() && s.early_final().is_none());
-    assert!(!s.finish().expect("final").timings.speculative);
+    assert!(!d.is_endpoint() && d.early_final().is_none() && d.partial().is_none());
+    d.speech_ended(tail.len() as u64);
+    assert!(d.is_endpoint());
+    assert_eq!(
+        d.span().and_then(|sp| sp.speech_end),
+        Some(last.len() as u64)
+    );
+    let t = d.finish().expect("final");
+    assert!(!t.timings.speculative);
+    assert!(t.text.to_lowercase().contains("country"), "{}", t.text);
+    // Its partials come when asked.
+    d.reset();
+    assert!(d.partial_now().is_none(), "no audio, no partial");
+    for c in last[..32_000].chunks(1600) {
+        d.accept(c);
+    }
+    let p = d.partial_now().expect("a partial when asked");
+    assert!(!p.trim().is_empty());
 
     // Speech after the early decode makes it stale.
     s.reset();

@@ -1,6 +1,7 @@
 //! The recognizer actor: streams utterance audio into the transcriber, decodes partial
 //! transcripts at an interval while it keeps up with real time, the final early at each pause
-//! the capture actor hears (and at the recognizer's own), and the final one at the end. An
+//! the capture actor hears, and the final one at the end (up to where that actor says the
+//! speech stopped). An
 //! utterance that begins while a reply plays is decoded expecting a backchannel or a command.
 
 use std::sync::Arc;
@@ -71,11 +72,12 @@ impl Asr {
                     }
                 }
                 AsrMsg::Audio { .. } => {}
-                AsrMsg::End { utt } if current == Some(utt) => {
+                AsrMsg::End { utt, silence } if current == Some(utt) => {
                     current = None;
                     let text = if failed {
                         String::new()
                     } else {
+                        self.transcriber.speech_ended(silence);
                         match self.transcriber.finish() {
                             Ok(t) => t.trim().to_string(),
                             Err(e) => {

@@ -3,8 +3,9 @@
 //! fixed silence, or (smart endpointing) when the end-of-turn classifier says it is complete
 //! (see `turn_end`), or (semantic endpointing) when the language model judges the words a
 //! whole turn (see `text_end`), with a longer silence as the fallback. At every pause of
-//! `RESUME_AFTER` the recognizer is asked to decode the final at once: its own detector
-//! trails the end of speech, and the reply made ahead starts from that final.
+//! `RESUME_AFTER` the recognizer is asked to decode the final at once (the reply made ahead
+//! starts from it). This is the loop's only voice detector and endpointer: the recognizer has
+//! none of its own, and is told where each utterance's speech stopped.
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -237,12 +238,11 @@ impl Ears {
                     (None, None) => Decision::Wait,
                 };
                 let forced = *length >= self.cfg.max_utterance;
+                let (speech_end, trailing) = (*last_voiced, *silence);
                 if let Decision::End(verdict) = decision {
-                    let speech_end = *last_voiced;
-                    self.end_utterance(st, speech_end, frame.at, verdict);
+                    self.end_utterance(st, speech_end, trailing, frame.at, verdict);
                 } else if forced {
-                    let speech_end = *last_voiced;
-                    self.end_utterance(st, speech_end, frame.at, None);
+                    self.end_utterance(st, speech_end, trailing, frame.at, None);
                 }
             }
         }
@@ -286,10 +286,12 @@ impl Ears {
         self.asr.send(AsrMsg::Audio { utt, frame });
     }
 
+    /// Ends the utterance: its speech stopped at `speech_end`, `trailing` of its audio ago.
     fn end_utterance(
         &mut self,
         st: &mut State,
         speech_end: Duration,
+        trailing: Duration,
         eou: Duration,
         verdict: Option<TurnVerdict>,
     ) {
@@ -301,7 +303,10 @@ impl Ears {
             turn_p: verdict.and_then(|v| v.p),
             turn_took: verdict.map(|v| v.took),
         });
-        self.asr.send(AsrMsg::End { utt });
+        self.asr.send(AsrMsg::End {
+            utt,
+            silence: trailing,
+        });
         st.phase = Phase::Quiet;
         st.preroll.clear();
     }
@@ -333,7 +338,7 @@ impl Ears {
                 if matches!(st.phase, Phase::Onset { .. }) {
                     self.drop_utterance(st);
                 } else {
-                    self.end_utterance(st, now, now, None);
+                    self.end_utterance(st, now, Duration::ZERO, now, None);
                 }
             }
             _ => {}

@@ -73,8 +73,10 @@ pub(crate) enum AsrMsg {
         utt: u64,
         frame: MicFrame,
     },
+    /// The utterance is over; its speech stopped `silence` before this message.
     End {
         utt: u64,
+        silence: Duration,
     },
     Drop {
         utt: u64,

@@ -1,10 +1,12 @@
 //! Adapters over `pocket-asr`: its `Vad` (Silero, or the built-in earshot) as the speech
-//! detector, and a Whisper `AsrStream` as the transcriber (the pipeline's endpointer decides
-//! where utterances end; the stream decodes partials and, during the end-of-speech silence,
-//! the final).
+//! detector, and a driven Whisper `AsrStream` as the transcriber. The capture actor's detector
+//! and endpointer are the only ones a turn has: the stream decodes what it is given, a partial
+//! when the recognizer actor asks, the final early at the pauses the capture actor hears, and
+//! the final up to where that actor says the speech ended.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use super::{EngineError, EngineResult, SpeechDetector, Transcriber};
 
@@ -49,6 +51,8 @@ pub struct WhisperTranscriber {
     stream: pocket_asr::AsrStream,
     /// The speech end of the last early final handed out.
     early_seen: Option<u64>,
+    /// Audio arrives at the pace it was spoken: partials and early finals are worth decoding.
+    realtime: bool,
 }
 
 impl WhisperTranscriber {
@@ -56,23 +60,18 @@ impl WhisperTranscriber {
     /// [`WhisperTranscriber::recognizer`].
     pub fn load(dir: &Path, threads: usize, realtime: bool) -> EngineResult<Self> {
         let search = pocket_asr::RecognizerConfig::default().final_search();
-        Ok(Self::new(&Self::recognizer(
-            dir, threads, realtime, None, search,
-        )?))
+        Ok(Self::new(
+            &Self::recognizer(dir, threads, None, search)?,
+            realtime,
+        ))
     }
 
-    /// Loads a recognizer configured for the pipeline: its streams never end an utterance
-    /// before the pipeline's endpointer does, and use the VAD in `vad_model` (Silero weights;
-    /// `None`: earshot) — give the pipeline's detector the same one (`rec.new_vad()`), so both
-    /// agree on where speech ended. With `realtime` (audio arrives at the pace it was spoken)
-    /// streams decode partial transcripts while the user speaks and the final one during the
-    /// end-of-speech silence; without it (faster-than-real-time input) they only decode the
-    /// final, once, after the endpoint: earlier decodes would find the audio already moved on.
-    /// Finals are searched for as `search` says (greedy, then a beam when greedy is unsure).
+    /// Loads a recognizer for the pipeline, with the VAD in `vad_model` (Silero weights;
+    /// `None`: earshot) for the pipeline's speech detector (`rec.new_vad()`). Finals are
+    /// searched for as `search` says (greedy, then a beam when greedy is unsure).
     pub fn recognizer(
         dir: &Path,
         threads: usize,
-        realtime: bool,
         vad_model: Option<PathBuf>,
         search: pocket_asr::Search,
     ) -> EngineResult<Arc<pocket_asr::Recognizer>> {
@@ -82,22 +81,18 @@ impl WhisperTranscriber {
             ..Default::default()
         };
         cfg.set_final_search(search);
-        if !realtime {
-            cfg.partial_interval_ms = 3_600_000;
-            cfg.speculative_final = false;
-        }
-        cfg.endpoint.end_silence_ms = 10_000;
-        cfg.endpoint.max_utterance_ms = 30_000;
         pocket_asr::Recognizer::load(dir, cfg).map_err(EngineError::new)
     }
 
-    pub fn new(rec: &Arc<pocket_asr::Recognizer>) -> Self {
-        // The capture actor's pauses (its quiet rule is ~100 ms sooner) drive the early final.
-        let mut stream = rec.stream();
-        stream.leave_pauses_to_caller();
+    /// A transcriber on `rec`. With `realtime` (audio arrives at the pace it was spoken) it
+    /// decodes partial transcripts while the user speaks and the final at each pause; without
+    /// it (faster-than-real-time input) only the final, once, at the end: earlier decodes
+    /// would find the audio already moved on.
+    pub fn new(rec: &Arc<pocket_asr::Recognizer>, realtime: bool) -> Self {
         Self {
-            stream,
+            stream: rec.driven_stream(),
             early_seen: None,
+            realtime,
         }
     }
 }
@@ -118,7 +113,7 @@ impl Transcriber for WhisperTranscriber {
     }
 
     fn partial(&mut self) -> EngineResult<Option<String>> {
-        Ok(self.stream.partial())
+        Ok(self.realtime.then(|| self.stream.partial_now()).flatten())
     }
 
     fn early_final(&mut self) -> Option<String> {
@@ -131,6 +126,9 @@ impl Transcriber for WhisperTranscriber {
     }
 
     fn early_final_now(&mut self) -> Option<String> {
+        if !self.realtime {
+            return None;
+        }
         self.stream.speculate_now()?;
         self.early_final()
     }
@@ -141,6 +139,10 @@ impl Transcriber for WhisperTranscriber {
 
     fn speech_resumed(&mut self) {
         self.stream.speech_resumed();
+    }
+
+    fn speech_ended(&mut self, silence: Duration) {
+        self.stream.speech_ended(silence.as_millis() as u64 * 16);
     }
 
     fn finish(&mut self) -> EngineResult<String> {

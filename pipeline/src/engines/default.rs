@@ -125,16 +125,9 @@ pub fn load_default(store: &Store, opts: &EngineOptions) -> Result<LoadedEngines
             None
         }
     };
-    let rec = WhisperTranscriber::recognizer(
-        &whisper,
-        threads,
-        opts.realtime,
-        vad_model,
-        opts.asr_search,
-    )
-    .map_err(|e| engine("speech recognition", e))?;
-    // The pipeline's detector is the same network the recognizer's stream uses, so both agree
-    // on where speech ends (the stream's final decoded in the silence is then the one used).
+    let rec = WhisperTranscriber::recognizer(&whisper, threads, vad_model, opts.asr_search)
+        .map_err(|e| engine("speech recognition", e))?;
+    // The loop's one voice detector (the recognizer's stream has none of its own).
     let detector = VadDetector(rec.new_vad());
     let vad = if rec.config().vad_model.is_some() {
         "silero"
@@ -197,7 +190,7 @@ pub fn load_default(store: &Store, opts: &EngineOptions) -> Result<LoadedEngines
         warnings,
         engines: Engines {
             detector: Box::new(detector),
-            transcriber: Box::new(WhisperTranscriber::new(&rec)),
+            transcriber: Box::new(WhisperTranscriber::new(&rec, opts.realtime)),
             chat: Box::new(chat),
             segmenter: Box::new(ReplySegmenter::default()),
             speaker: Box::new(VoiceSpeaker(voice)),

@@ -4,6 +4,7 @@
 
 use std::ops::ControlFlow;
 use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
 /// An engine failure, as text the UI can show.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -59,6 +60,9 @@ pub trait Transcriber: Send {
     }
     /// The user spoke again after the pause of [`early_final_now`](Transcriber::early_final_now).
     fn speech_resumed(&mut self) {}
+    /// The utterance is over: its speech stopped `silence` before the end of the audio given
+    /// (the wait the endpointer heard out; zero at a push-to-talk release). `finish` follows.
+    fn speech_ended(&mut self, _silence: Duration) {}
     /// The final transcript of the utterance.
     fn finish(&mut self) -> EngineResult<String>;
 }

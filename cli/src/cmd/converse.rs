@@ -42,6 +42,10 @@ pub struct ConverseArgs {
     /// few cores (0 = never pause).
     #[arg(long, default_value_t = 1500)]
     pub first_audio_gate_ms: u64,
+    /// A first spoken phrase still unfinished this long after the reply's first token is cut
+    /// at the next word (0 = never cut; a slow model's first phrase then runs to its clause).
+    #[arg(long, default_value_t = 150)]
+    pub first_piece_due_ms: u64,
     /// Silence that ends a user turn in `--endpoint fixed` (raise it for clips with long
     /// pauses).
     #[arg(long, default_value_t = 400)]
@@ -84,6 +88,8 @@ pub fn run_with(store: &Store, args: &ConverseArgs) -> Result<Report> {
         echo_cancel: false,
         first_audio_gate: (args.first_audio_gate_ms > 0)
             .then(|| Duration::from_millis(args.first_audio_gate_ms)),
+        first_piece_due: (args.first_piece_due_ms > 0)
+            .then(|| Duration::from_millis(args.first_piece_due_ms)),
         endpoint: endpoint.config(),
         speculative_reply: endpoint.speculate,
         // A finite run: the report lists every turn.

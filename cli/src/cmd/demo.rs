@@ -80,6 +80,9 @@ pub fn run(args: DemoArgs) -> Result<()> {
             threads: 2,
             quiet: false,
             first_audio_gate_ms: 1500,
+            first_piece_due_ms: pocket_pipeline::PipelineConfig::default()
+                .first_piece_due
+                .map_or(0, |d| d.as_millis() as u64),
             end_silence_ms: pocket_pipeline::EndpointConfig::default()
                 .end_silence
                 .as_millis() as u64,

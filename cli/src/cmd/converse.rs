@@ -145,7 +145,7 @@ pub fn run_with(store: &Store, args: &ConverseArgs) -> Result<Report> {
 }
 
 /// The pipeline's report plus `inputs`: each input file, how its turn ended, and (for
-/// answered ones, in order) the number of the turn that answered it.
+/// answered ones) the number of the turn record that answered it.
 fn write_report(
     path: &Path,
     report: &Report,
@@ -153,17 +153,16 @@ fn write_report(
     outcomes: &[ClipTurn],
 ) -> Result<()> {
     let mut json = serde_json::to_value(report)?;
-    let mut turn = 0u64;
+    let turns = answering_turns(report, outcomes);
     let rows: Vec<serde_json::Value> = inputs
         .iter()
         .zip(outcomes)
-        .map(|(path, o)| {
-            let answered = o.outcome == TurnOutcome::Answered;
-            turn += u64::from(answered);
+        .zip(turns)
+        .map(|((path, o), turn)| {
             serde_json::json!({
                 "path": path.display().to_string(),
                 "outcome": format!("{:?}", o.outcome),
-                "turn": answered.then_some(turn),
+                "turn": turn,
                 "true_speech_end_ms": o.true_speech_end_ms,
             })
         })
@@ -174,4 +173,81 @@ fn write_report(
     pocket_assets::write_atomic(path, text.as_bytes()).map_err(|e| {
         anyhow::anyhow!("the latency report was not written, a previous one is kept: {e}")
     })
+}
+
+/// For each clip, the number of the turn record that answered it: the first record, after the
+/// one matched to the clip before, whose words are the clip's newest turn's. A clip cut at a
+/// pause makes two turns (two records), so counting answered clips would pair every later clip
+/// with the turn before its own.
+fn answering_turns(report: &Report, outcomes: &[ClipTurn]) -> Vec<Option<u64>> {
+    let mut next = 0;
+    outcomes
+        .iter()
+        .map(|o| {
+            let heard = o
+                .heard
+                .as_deref()
+                .filter(|_| o.outcome == TurnOutcome::Answered)?;
+            let found = report.turns[next..]
+                .iter()
+                .position(|t| t.user_text == heard)?;
+            next += found + 1;
+            Some(report.turns[next - 1].turn)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pocket_pipeline::metrics::{TurnMetrics, TurnRecord};
+
+    fn record(turn: u64, user_text: &str) -> TurnRecord {
+        TurnRecord {
+            turn,
+            user_text: user_text.into(),
+            reply_text: String::new(),
+            heard: None,
+            metrics: TurnMetrics::default(),
+            first_audio_latency_ms: None,
+            response_latency_ms: None,
+            true_first_audio_latency_ms: None,
+            underruns: None,
+        }
+    }
+
+    fn clip(outcome: TurnOutcome, heard: Option<&str>) -> ClipTurn {
+        ClipTurn {
+            outcome,
+            true_speech_end_ms: None,
+            heard: heard.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn a_clip_cut_in_two_turns_does_not_shift_the_clips_after_it() {
+        let turns = [
+            "What is two and two?",
+            "What game has",
+            "kings and queens?",
+            "Hi.",
+        ];
+        let records = turns
+            .iter()
+            .enumerate()
+            .map(|(i, t)| record(i as u64 + 1, t))
+            .collect();
+        let report = Report::new(records, &[], None);
+        let clips = [
+            clip(TurnOutcome::Answered, Some("What is two and two?")),
+            // Cut at its pause: two turns, the newest answered it.
+            clip(TurnOutcome::Answered, Some("kings and queens?")),
+            clip(TurnOutcome::NoSpeech, None),
+            clip(TurnOutcome::Answered, Some("Hi.")),
+        ];
+        assert_eq!(
+            answering_turns(&report, &clips),
+            [Some(1), Some(3), None, Some(4)]
+        );
+    }
 }

@@ -57,6 +57,10 @@ pub struct ClipTurn {
     /// When the clip's last speech sample ([`speech_end_sample`]) went into the microphone,
     /// in ms on the pipeline clock: the true end of speech (at real-time pace).
     pub true_speech_end_ms: Option<f64>,
+    /// The words of the newest turn the clip made (its `FinalTranscript`), the one whose reply
+    /// answered it: a clip the endpointer cut at a pause makes more than one turn, so the
+    /// turn records do not follow the clips one to one.
+    pub heard: Option<String>,
 }
 
 /// How a clip's turn ends in [`converse_timed`].
@@ -93,18 +97,20 @@ pub fn converse_timed(
             }
         };
         // Then silence until the turn is over.
-        let (outcome, true_end) = match played {
+        let (outcome, heard, true_end) = match played {
             Some((true_end, onset_seen)) => {
                 let timing = (pace, turn_timeout);
                 let n = outcomes.len();
-                let outcome = await_turn(&mut feeder, mic, &events, timing, n, onset_seen)?;
-                (outcome, true_end)
+                let (outcome, heard) =
+                    await_turn(&mut feeder, mic, &events, timing, n, onset_seen)?;
+                (outcome, heard, true_end)
             }
-            None => (TurnOutcome::NoSpeech, None),
+            None => (TurnOutcome::NoSpeech, None, None),
         };
         outcomes.push(ClipTurn {
             outcome,
             true_speech_end_ms: true_end,
+            heard,
         });
         for _ in 0..30 {
             feeder.feed(mic, &silence)?;
@@ -142,7 +148,7 @@ fn play(
 /// Feeds silence until the turn a clip made is over (turn `done` clips before it;
 /// `heard_speech` when its onset was already seen). The turn that counts is the newest: a
 /// turn begun later (the clip went on after a pause) replaces an earlier one, so an answer to
-/// an earlier fragment does not end the wait.
+/// an earlier fragment does not end the wait. Returns how it ended and the newest turn's words.
 pub(super) fn await_turn(
     feeder: &mut Feeder,
     mic: &mut MicSender,
@@ -150,10 +156,11 @@ pub(super) fn await_turn(
     (pace, turn_timeout): (Pace, Duration),
     done: usize,
     mut heard_speech: bool,
-) -> Result<TurnOutcome, PipelineError> {
+) -> Result<(TurnOutcome, Option<String>), PipelineError> {
     let silence = [0.0f32; 160];
     let started = Instant::now();
     let mut replying = None;
+    let mut heard = None;
     // The user is speaking, and utterances that ended but whose final has not come yet: the
     // return to listening that interrupting `replying` brings ends nothing while a newer
     // utterance is under way (its final decides).
@@ -194,9 +201,13 @@ pub(super) fn await_turn(
                     finals_due = finals_due.saturating_sub(1);
                     outcome = Some(TurnOutcome::NoReply);
                 }
-                Event::FinalTranscript { turn: Some(t), .. } => {
+                Event::FinalTranscript {
+                    turn: Some(t),
+                    text,
+                } => {
                     finals_due = finals_due.saturating_sub(1);
                     replying = Some(t);
+                    heard = Some(text);
                     outcome = None;
                 }
                 Event::AudioFinished { turn } if Some(turn) == replying => {
@@ -212,13 +223,13 @@ pub(super) fn await_turn(
             next = events.try_recv().ok();
         }
         if let Some(o) = outcome {
-            return Ok(o);
+            return Ok((o, heard));
         }
         // No speech in the clip: nothing is coming (the endpointer had its silence and
         // more; in fast pace, a second of wall time passed after it).
         let waited = started.elapsed() > Duration::from_secs(1);
         if !heard_speech && trailing >= FAST_TRAILING.min(Duration::from_millis(1500)) && waited {
-            return Ok(TurnOutcome::NoSpeech);
+            return Ok((TurnOutcome::NoSpeech, heard));
         }
     }
 }

@@ -120,6 +120,23 @@ pub struct TurnRecord {
     pub underruns: Option<u64>,
 }
 
+impl TurnRecord {
+    /// A record of the user's words with nothing else known yet (numbered 0 until recorded).
+    pub fn of_words(user_text: &str) -> Self {
+        Self {
+            turn: 0,
+            user_text: user_text.into(),
+            reply_text: String::new(),
+            heard: None,
+            metrics: TurnMetrics::default(),
+            first_audio_latency_ms: None,
+            response_latency_ms: None,
+            true_first_audio_latency_ms: None,
+            underruns: None,
+        }
+    }
+}
+
 /// P50/P90 of one quantity over a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Percentiles {

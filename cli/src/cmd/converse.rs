@@ -200,19 +200,12 @@ fn answering_turns(report: &Report, outcomes: &[ClipTurn]) -> Vec<Option<u64>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pocket_pipeline::metrics::{TurnMetrics, TurnRecord};
+    use pocket_pipeline::metrics::TurnRecord;
 
     fn record(turn: u64, user_text: &str) -> TurnRecord {
         TurnRecord {
             turn,
-            user_text: user_text.into(),
-            reply_text: String::new(),
-            heard: None,
-            metrics: TurnMetrics::default(),
-            first_audio_latency_ms: None,
-            response_latency_ms: None,
-            true_first_audio_latency_ms: None,
-            underruns: None,
+            ..TurnRecord::of_words(user_text)
         }
     }
 

@@ -836,17 +836,7 @@ mod tests {
     use super::*;
 
     fn rec(text: &str) -> TurnRecord {
-        TurnRecord {
-            turn: 0,
-            user_text: text.into(),
-            reply_text: String::new(),
-            heard: None,
-            metrics: TurnMetrics::default(),
-            first_audio_latency_ms: None,
-            response_latency_ms: None,
-            true_first_audio_latency_ms: None,
-            underruns: None,
-        }
+        TurnRecord::of_words(text)
     }
 
     #[test]

@@ -23,6 +23,7 @@ pub mod ct2;
 pub mod endpoint;
 mod error;
 pub mod gemm;
+mod long_pause;
 pub mod mel;
 #[cfg(test)]
 mod mel_ref;

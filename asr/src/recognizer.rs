@@ -8,10 +8,14 @@ use std::time::Instant;
 use crate::config::RecognizerConfig;
 use crate::context::Context;
 use crate::error::AsrError;
+use crate::long_pause::{self, LongPauses};
 use crate::mel::SAMPLE_RATE;
 use crate::stream::AsrStream;
 use crate::whisper::decode::Search;
 use crate::whisper::{Padding, Session, StageTimes, Whisper};
+
+/// How many times a final that stopped at a long pause is cut again (at most 2^depth pieces).
+pub(crate) const SPLIT_DEPTH: u32 = 3;
 
 /// Result of recognizing one utterance (or one clip).
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
@@ -178,13 +182,8 @@ impl Recognizer {
         let mut first = true;
         while start < clean.len() {
             let end = crate::audio::cut_point(&clean, start, window);
-            let r = self.decode_window(
-                &mut session,
-                &clean[start..end],
-                &[],
-                self.final_search(),
-                context,
-            )?;
+            let r =
+                self.decode_final(&mut session, &clean[start..end], &[], context, SPLIT_DEPTH)?;
             out.timings.add(r.1);
             out.timings.decoder_passes += r.0.timings.decoder_passes;
             out.timings.beam_searched |= r.0.timings.beam_searched;
@@ -298,6 +297,55 @@ impl Recognizer {
             },
         };
         Ok((t, st))
+    }
+
+    /// [`decode_window`](Self::decode_window) for a final result. When its text may have
+    /// stopped at a long pause (see [`crate::long_pause`]: the window has one, and the text
+    /// does not end with the last piece of speech decoded alone), the window is cut in the middle of its
+    /// longest pause and each side decoded as a final on its own (again, up to `depth` times);
+    /// the joined text is kept when it holds more words.
+    pub(crate) fn decode_final(
+        &self,
+        session: &mut Session,
+        samples: &[f32],
+        draft: &[u32],
+        context: Context,
+        depth: u32,
+    ) -> Result<(Transcript, StageTimes), AsrError> {
+        let (t, mut st) =
+            self.decode_window(session, samples, draft, self.final_search(), context)?;
+        let pauses = match LongPauses::find(samples) {
+            Some(p) if depth > 0 && !t.is_silence => p,
+            _ => return Ok((t, st)),
+        };
+        let add = |st: &mut StageTimes, s: StageTimes| {
+            st.mel_ms += s.mel_ms;
+            st.encoder_ms += s.encoder_ms;
+            st.decoder_ms += s.decoder_ms;
+        };
+        let tail = &samples[pauses.last_mid..];
+        let (last, s) = self.decode_window(session, tail, &[], Search::GREEDY, context)?;
+        add(&mut st, s);
+        let mut out = if last.is_silence || long_pause::ends_with(&t.text, &last.text) {
+            t
+        } else {
+            let cut = pauses.longest_mid;
+            let (a, sa) = self.decode_final(session, &samples[..cut], &[], context, depth - 1)?;
+            let (b, sb) = self.decode_final(session, &samples[cut..], &[], context, depth - 1)?;
+            add(&mut st, sa);
+            add(&mut st, sb);
+            let words = |t: &Transcript| t.text.split_whitespace().count();
+            if words(&a) + words(&b) > words(&t) {
+                long_pause::joined(a, b)
+            } else {
+                t
+            }
+        };
+        out.timings.mel_ms = st.mel_ms;
+        out.timings.encoder_ms = st.encoder_ms;
+        out.timings.decoder_ms = st.decoder_ms;
+        out.timings.total_ms = st.mel_ms + st.encoder_ms + st.decoder_ms;
+        Ok((out, st))
     }
 
     /// A fresh VAD of the configured kind.

@@ -22,7 +22,7 @@ use crate::context::Context;
 use crate::endpoint::{EndpointEvent, Endpointer};
 use crate::error::AsrError;
 use crate::mel::SAMPLE_RATE;
-use crate::recognizer::{Recognizer, Transcript};
+use crate::recognizer::{Recognizer, SPLIT_DEPTH, Transcript};
 use crate::resample::Resampler;
 use crate::vad::Vad;
 use crate::whisper::Session;
@@ -428,19 +428,19 @@ impl AsrStream {
             .session
             .take()
             .unwrap_or_else(|| self.rec.take_session());
-        let search = if is_final {
-            self.rec.final_search()
-        } else {
-            Search::GREEDY
-        };
         let draft = if is_final {
             std::mem::take(&mut self.partial_tokens)
         } else {
             Vec::new()
         };
-        let r =
+        let audio = &self.audio[..n];
+        let r = if is_final {
             self.rec
-                .decode_window(&mut session, &self.audio[..n], &draft, search, self.context);
+                .decode_final(&mut session, audio, &draft, self.context, SPLIT_DEPTH)
+        } else {
+            self.rec
+                .decode_window(&mut session, audio, &draft, Search::GREEDY, self.context)
+        };
         self.session = Some(session);
         if !draft.is_empty() {
             self.partial_tokens = draft;

@@ -303,7 +303,8 @@ impl Recognizer {
     /// stopped at a long pause (see [`crate::long_pause`]: the window has one, and the text
     /// does not end with the last piece of speech decoded alone), the window is cut in the middle of its
     /// longest pause and each side decoded as a final on its own (again, up to `depth` times);
-    /// the joined text is kept when it holds more words.
+    /// the joined text is kept when it holds a few more words (a tail decoded alone is often
+    /// garbled, and then the split gains nothing).
     pub(crate) fn decode_final(
         &self,
         session: &mut Session,
@@ -335,7 +336,7 @@ impl Recognizer {
             add(&mut st, sa);
             add(&mut st, sb);
             let words = |t: &Transcript| t.text.split_whitespace().count();
-            if words(&a) + words(&b) > words(&t) {
+            if words(&a) + words(&b) >= words(&t) + long_pause::MIN_WORDS_GAINED {
                 long_pause::joined(a, b)
             } else {
                 t

@@ -7,6 +7,8 @@
 //! piece of speech starts (decoded alone, it is compared with the text's end: [`ends_with`])
 //! and where to cut the audio to decode each side on its own.
 
+use pocket_stats::edit_distance;
+
 use crate::mel::SAMPLE_RATE;
 use crate::recognizer::Transcript;
 
@@ -81,23 +83,6 @@ fn letters(text: &str) -> Vec<char> {
         .filter(|c| c.is_alphanumeric())
         .flat_map(char::to_lowercase)
         .collect()
-}
-
-/// Edit distance between two letter strings.
-fn edit_distance(a: &[char], b: &[char]) -> usize {
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut diag = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let next = (diag + usize::from(ca != cb))
-                .min(row[j] + 1)
-                .min(row[j + 1] + 1);
-            diag = row[j + 1];
-            row[j + 1] = next;
-        }
-    }
-    row[b.len()]
 }
 
 /// True when `text` ends with what `tail` (the last piece of speech, decoded alone) says: the
@@ -248,6 +233,5 @@ mod tests {
             "which of these animals can breathe under water.",
             "T-Force"
         ));
-        assert_eq!(edit_distance(&letters("kitten"), &letters("sitting")), 3);
     }
 }

@@ -25,16 +25,7 @@ fn words(text: &str) -> Vec<String> {
 
 /// Word-level Levenshtein distance.
 fn edits(reference: &[String], hypothesis: &[String]) -> usize {
-    let mut prev: Vec<usize> = (0..=hypothesis.len()).collect();
-    for (i, r) in reference.iter().enumerate() {
-        let mut cur = vec![i + 1; hypothesis.len() + 1];
-        for (j, h) in hypothesis.iter().enumerate() {
-            let sub = prev[j] + usize::from(r != h);
-            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[hypothesis.len()]
+    pocket_stats::edit_distance(reference, hypothesis)
 }
 
 #[test]

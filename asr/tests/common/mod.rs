@@ -73,17 +73,7 @@ pub fn normalize(s: &str) -> Vec<String> {
 
 /// Word edit distance.
 pub fn edits(r: &[String], h: &[String]) -> usize {
-    let mut prev: Vec<usize> = (0..=h.len()).collect();
-    for (i, rw) in r.iter().enumerate() {
-        let mut cur = vec![i + 1; h.len() + 1];
-        for (j, hw) in h.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(rw != hw))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[h.len()]
+    pocket_stats::edit_distance(r, h)
 }
 
 /// One shared tiny.en recognizer per test binary (loading runs a 30 s silence window once).

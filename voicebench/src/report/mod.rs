@@ -17,7 +17,7 @@ use crate::score::SubsetScore;
 pub use folder::write_folder;
 pub use markdown::markdown;
 pub use plots::write_plots;
-pub use stats::{Spread, Wer, normalize_words, word_edits};
+pub use stats::{Spread, Wer, normalize_words};
 
 /// Latencies reported with percentiles: record timing key and its label.
 pub const LATENCIES: [(&str, &str); 7] = [

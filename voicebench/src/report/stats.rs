@@ -39,21 +39,6 @@ pub fn normalize_words(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// Word-level edit distance (substitutions + deletions + insertions) of `hyp` against `reference`.
-pub fn word_edits(reference: &[String], hyp: &[String]) -> usize {
-    let mut prev: Vec<usize> = (0..=hyp.len()).collect();
-    let mut cur = vec![0; hyp.len() + 1];
-    for (i, r) in reference.iter().enumerate() {
-        cur[0] = i + 1;
-        for (j, h) in hyp.iter().enumerate() {
-            let sub = prev[j] + usize::from(r != h);
-            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[hyp.len()]
-}
-
 /// Corpus WER over (reference, hypothesis) pairs: all edits over all reference words.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Wer {
@@ -71,7 +56,7 @@ impl Wer {
             let h = normalize_words(hyp);
             n += 1;
             words += r.len();
-            edits += word_edits(&r, &h);
+            edits += pocket_stats::edit_distance(&r, &h);
         }
         (n > 0).then(|| Self {
             n,

@@ -103,7 +103,9 @@ pub(crate) fn ends_with(text: &str, tail: &str) -> bool {
         .is_some_and(|d| d * 2 <= n)
 }
 
-/// The transcript of two pieces of audio decoded one after the other, as one.
+/// The transcript of two pieces of audio decoded one after the other, as one. Stage times are
+/// left to the caller, which counts every decode it made ([`crate::Recognizer`]'s
+/// `decode_final`).
 pub(crate) fn joined(a: Transcript, b: Transcript) -> Transcript {
     let text = [a.text.as_str(), b.text.as_str()]
         .iter()
@@ -121,10 +123,6 @@ pub(crate) fn joined(a: Transcript, b: Transcript) -> Transcript {
         token_logprobs.iter().sum::<f32>() / token_logprobs.len() as f32
     };
     let mut timings = a.timings;
-    timings.mel_ms += b.timings.mel_ms;
-    timings.encoder_ms += b.timings.encoder_ms;
-    timings.decoder_ms += b.timings.decoder_ms;
-    timings.total_ms += b.timings.total_ms;
     timings.decoder_passes += b.timings.decoder_passes;
     timings.beam_searched |= b.timings.beam_searched;
     Transcript {

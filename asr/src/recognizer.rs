@@ -319,22 +319,17 @@ impl Recognizer {
             Some(p) if depth > 0 && !t.is_silence => p,
             _ => return Ok((t, st)),
         };
-        let add = |st: &mut StageTimes, s: StageTimes| {
-            st.mel_ms += s.mel_ms;
-            st.encoder_ms += s.encoder_ms;
-            st.decoder_ms += s.decoder_ms;
-        };
         let tail = &samples[pauses.last_mid..];
         let (last, s) = self.decode_window(session, tail, &[], Search::GREEDY, context)?;
-        add(&mut st, s);
+        st += s;
         let mut out = if last.is_silence || long_pause::ends_with(&t.text, &last.text) {
             t
         } else {
             let cut = pauses.longest_mid;
             let (a, sa) = self.decode_final(session, &samples[..cut], &[], context, depth - 1)?;
             let (b, sb) = self.decode_final(session, &samples[cut..], &[], context, depth - 1)?;
-            add(&mut st, sa);
-            add(&mut st, sb);
+            st += sa;
+            st += sb;
             let words = |t: &Transcript| t.text.split_whitespace().count();
             if words(&a) + words(&b) >= words(&t) + long_pause::MIN_WORDS_GAINED {
                 long_pause::joined(a, b)
@@ -342,6 +337,7 @@ impl Recognizer {
                 t
             }
         };
+        // Every decode above, the whole window's and the tail's included.
         out.timings.mel_ms = st.mel_ms;
         out.timings.encoder_ms = st.encoder_ms;
         out.timings.decoder_ms = st.decoder_ms;

@@ -52,6 +52,14 @@ pub struct StageTimes {
     pub decoder_ms: f64,
 }
 
+impl std::ops::AddAssign for StageTimes {
+    fn add_assign(&mut self, s: StageTimes) {
+        self.mel_ms += s.mel_ms;
+        self.encoder_ms += s.encoder_ms;
+        self.decoder_ms += s.decoder_ms;
+    }
+}
+
 impl Whisper {
     /// Loads `model.bin`, `vocabulary.txt` and `config.json` from `dir`.
     pub fn load(dir: &Path, fmt: WeightFormat, threads: usize) -> Result<Self, AsrError> {

@@ -19,7 +19,7 @@ use crate::actor::pace::SynthPace;
 use crate::actor::text_end::TextEnd;
 use crate::actor::turn_end::SmartEnd;
 use crate::actor::words::WordsJudge;
-use crate::actor::{COMMAND_SOURCE, Command, MicFrame, Report};
+use crate::actor::{COMMAND_SOURCE, Command, MicFrame, MicInput, Report};
 use crate::chan::{self, Mailbox, Tx};
 use crate::clock::Clock;
 use crate::config::{EndpointMode, PipelineConfig};
@@ -102,11 +102,12 @@ impl ErrorReporter {
 
 /// Feeds 16 kHz mono microphone audio into the loop in 10 ms frames.
 pub struct MicSender {
-    tx: Tx<MicFrame>,
+    tx: Tx<MicInput>,
     frame: [f32; FRAME],
     len: usize,
     clock: Clock,
     dropped: u64,
+    marks: u64,
 }
 
 impl MicSender {
@@ -133,7 +134,7 @@ impl MicSender {
     fn frames(
         &mut self,
         samples: &[f32],
-        mut send: impl FnMut(&Tx<MicFrame>, MicFrame) -> bool,
+        mut send: impl FnMut(&Tx<MicInput>, MicInput) -> bool,
     ) -> bool {
         let mut rest = samples;
         while !rest.is_empty() {
@@ -143,10 +144,10 @@ impl MicSender {
             rest = &rest[n..];
             if self.len == FRAME {
                 self.len = 0;
-                let frame = MicFrame {
+                let frame = MicInput::Frame(MicFrame {
                     at: self.clock.now(),
                     samples: self.frame,
-                };
+                });
                 if !send(&self.tx, frame) {
                     return false;
                 }
@@ -159,6 +160,17 @@ impl MicSender {
     /// (a file source records when a clip's true speech end went in).
     pub fn now(&self) -> Duration {
         self.clock.now()
+    }
+
+    /// Sends a mark after the whole frames pushed so far (waiting for room) and returns its
+    /// number: once [`PipelineHandle::heard_mark`] reaches it, every event that audio made
+    /// has been sent to subscribers. A fast file source uses it to know the loop has heard
+    /// the whole clip. `None` if the pipeline has stopped.
+    pub fn mark(&mut self) -> Option<u64> {
+        self.marks += 1;
+        self.tx
+            .send(MicInput::Mark(self.marks))
+            .then_some(self.marks)
     }
 
     /// Frames sent but not yet taken by the capture actor (a fast source waits for 0 before
@@ -365,6 +377,7 @@ impl Pipeline {
                 len: 0,
                 clock: clock.clone(),
                 dropped: 0,
+                marks: 0,
             },
             speaker: reader,
             output_rate: config.output_rate,
@@ -465,6 +478,11 @@ impl PipelineHandle {
     /// Whether the loop still runs.
     pub fn is_running(&self) -> bool {
         self.running.load(Ordering::Acquire)
+    }
+
+    /// The newest microphone mark ([`MicSender::mark`]) the loop has heard.
+    pub fn heard_mark(&self) -> u64 {
+        self.lock().heard_mark
     }
 
     /// The latency report of the turns so far: the newest `PipelineConfig::kept_records`

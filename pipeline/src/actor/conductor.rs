@@ -33,6 +33,8 @@ pub(crate) struct Outbox {
     pub(crate) state: Option<State>,
     /// The output's underrun count when the last record was pushed.
     pub(crate) underruns_recorded: u64,
+    /// The newest microphone mark heard: every event the audio before it made is sent.
+    pub(crate) heard_mark: u64,
 }
 
 impl Outbox {
@@ -46,6 +48,7 @@ impl Outbox {
             keep: keep.max(1),
             state: None,
             underruns_recorded: 0,
+            heard_mark: 0,
         }
     }
 
@@ -173,6 +176,8 @@ struct Run {
     output_down: bool,
     /// The active reply is paused over the user's speech.
     hold: Option<Hold>,
+    /// An utterance is under way (its onset confirmed, its end not yet reported).
+    speaking: bool,
     /// The capture actor's pause whose words the model judges, with what goes back with the
     /// judgement.
     judging: Option<Judging>,
@@ -202,6 +207,7 @@ impl Conductor {
             utts: Vec::new(),
             source: COMMAND_SOURCE,
             output_down: false,
+            speaking: false,
             hold: None,
             judging: None,
         };
@@ -253,11 +259,16 @@ impl Conductor {
 
     fn report(&self, run: &mut Run, report: Report) {
         match report {
+            Report::Heard { mark } => self.lock_outbox().heard_mark = mark,
             Report::SpeechStarted => {
+                run.speaking = true;
                 self.emit(run, Event::SpeechStarted);
                 self.onset(run);
             }
-            Report::SpeechDiscarded => self.resume(run, String::new()),
+            Report::SpeechDiscarded => {
+                run.speaking = false;
+                self.resume(run, String::new());
+            }
             // The user went on after a pause: a reply made for the words so far is void.
             Report::SpeechResumed => {
                 if is_speculative(run) {
@@ -280,6 +291,7 @@ impl Conductor {
                         turn_took,
                     },
                 ));
+                run.speaking = false;
                 self.emit(run, Event::SpeechStopped);
             }
             Report::TurnPending { p_complete } => {
@@ -522,6 +534,12 @@ impl Conductor {
             },
         );
         self.set_state(run, State::Thinking);
+        // The user went on speaking before these words' final came (a pause the endpointer
+        // took for the end, a recognizer slower than the user): the reply waits as it would
+        // had they spoken over it, and the words being spoken decide.
+        if run.speaking {
+            self.onset(run);
+        }
     }
 
     /// Makes `text` the active turn (a new epoch and cancel flag) and hands it to the model.

@@ -13,7 +13,7 @@ use std::time::Duration;
 use super::judge::TurnVerdict;
 use super::text_end::TextEnd;
 use super::turn_end::{Decision, SmartEnd};
-use super::{AsrMsg, EarsCtl, MicFrame, Report};
+use super::{AsrMsg, EarsCtl, MicFrame, MicInput, Report};
 use crate::chan::{Mail, Mailbox, Tx};
 use crate::clock::Clock;
 use crate::config::EndpointConfig;
@@ -84,7 +84,7 @@ struct State {
 }
 
 impl Ears {
-    pub(crate) fn run(mut self, inbox: Mailbox<EarsCtl, MicFrame>) {
+    pub(crate) fn run(mut self, inbox: Mailbox<EarsCtl, MicInput>) {
         let mut echo = match self.echo.take().map(EchoCanceller::new) {
             Some(Ok(e)) => Some(e),
             Some(Err(message)) => {
@@ -129,13 +129,17 @@ impl Ears {
                         self.drop_utterance(&mut st);
                     }
                 }
-                Mail::Data(mut frame) => {
+                Mail::Data(MicInput::Frame(mut frame)) => {
                     if let Some(echo) = &mut echo {
                         echo.process(&mut frame.samples);
                     }
                     if st.listening {
                         self.on_frame(&mut st, frame);
                     }
+                }
+                // After every report the frames before it made.
+                Mail::Data(MicInput::Mark(mark)) => {
+                    self.report.send(Report::Heard { mark });
                 }
             }
         }

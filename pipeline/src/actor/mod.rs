@@ -41,6 +41,14 @@ pub(crate) struct MicFrame {
     pub(crate) samples: [f32; FRAME],
 }
 
+/// What the microphone lane carries: audio, and marks a file source sends after it to learn
+/// when the loop has heard everything before (see `MicSender::mark`).
+#[allow(clippy::large_enum_variant)] // nearly every message is a frame: boxing would not pay
+pub(crate) enum MicInput {
+    Frame(MicFrame),
+    Mark(u64),
+}
+
 /// Control of the capture actor.
 #[derive(Debug)]
 pub(crate) enum EarsCtl {
@@ -127,6 +135,10 @@ pub(crate) enum Speak {
 /// What actors tell the conductor. Times are pipeline-clock durations.
 #[derive(Debug)]
 pub(crate) enum Report {
+    /// The capture actor has handled every frame sent before mark `mark`.
+    Heard {
+        mark: u64,
+    },
     SpeechStarted,
     SpeechDiscarded,
     /// Speech again after a pause within the same utterance (the end-of-speech wait was on).
@@ -224,7 +236,8 @@ impl Report {
     /// Which stage sent it (events are tagged with it; see `Stamped::source`).
     pub(crate) fn source(&self) -> u8 {
         match self {
-            Report::SpeechStarted
+            Report::Heard { .. }
+            | Report::SpeechStarted
             | Report::SpeechDiscarded
             | Report::SpeechResumed
             | Report::SpeechStopped { .. }

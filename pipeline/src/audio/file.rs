@@ -102,7 +102,7 @@ pub fn converse_timed(
                 let timing = (pace, turn_timeout);
                 let n = outcomes.len();
                 let (outcome, heard) =
-                    await_turn(&mut feeder, mic, &events, timing, n, onset_seen)?;
+                    await_turn(&mut feeder, mic, (handle, &events), timing, n, onset_seen)?;
                 (outcome, heard, true_end)
             }
             None => (TurnOutcome::NoSpeech, None, None),
@@ -149,10 +149,16 @@ fn play(
 /// `heard_speech` when its onset was already seen). The turn that counts is the newest: a
 /// turn begun later (the clip went on after a pause) replaces an earlier one, so an answer to
 /// an earlier fragment does not end the wait. Returns how it ended and the newest turn's words.
+///
+/// At fast pace the clip is queued faster than the capture actor takes it, so the reply to
+/// the part before a pause can finish before the capture actor has even reached the part
+/// after it. An outcome therefore stands only once the loop has heard a mark sent after the
+/// clip and some silence (every event that audio made is then among those read), and the
+/// onset of a newer utterance voids it.
 pub(super) fn await_turn(
     feeder: &mut Feeder,
     mic: &mut MicSender,
-    events: &Receiver<Stamped>,
+    (handle, events): (&PipelineHandle, &Receiver<Stamped>),
     (pace, turn_timeout): (Pace, Duration),
     done: usize,
     mut heard_speech: bool,
@@ -166,6 +172,9 @@ pub(super) fn await_turn(
     // utterance is under way (its final decides).
     let (mut speaking, mut finals_due) = (false, 0usize);
     let mut trailing = Duration::ZERO;
+    // How the turn ended, as far as the events so far tell.
+    let mut outcome = None;
+    let mut mark = None;
     loop {
         if started.elapsed() > turn_timeout {
             return Err(PipelineError::Timeout(format!(
@@ -185,13 +194,18 @@ pub(super) fn await_turn(
         } else {
             Duration::from_millis(20)
         };
-        let mut outcome = None;
+        if pace == Pace::Fast && mark.is_none() {
+            mark = Some(mic.mark().ok_or(PipelineError::Stopped)?);
+        }
+        // Read before the events: everything the audio before the mark made is among them.
+        let heard_all = mark.is_none_or(|m| handle.heard_mark() >= m);
         let mut next = events.recv_timeout(wait).ok();
         while let Some(ev) = next {
             match ev.event {
                 Event::SpeechStarted => {
                     heard_speech = true;
                     speaking = true;
+                    outcome = None;
                 }
                 Event::SpeechStopped => {
                     speaking = false;
@@ -221,6 +235,9 @@ pub(super) fn await_turn(
                 _ => {}
             }
             next = events.try_recv().ok();
+        }
+        if !heard_all {
+            continue;
         }
         if let Some(o) = outcome {
             return Ok((o, heard));

@@ -27,6 +27,7 @@ fn engines(finals: &[&str], replies: Vec<Vec<&'static str>>) -> Engines {
             early_texts: Default::default(),
             pause_texts: std::collections::VecDeque::new(),
             last_word_p: 1.0,
+            final_delay: None,
             early_given: false,
         }),
         chat: Box::new(MockChat {

@@ -49,6 +49,8 @@ pub(crate) struct Setup {
     pub(crate) turn: Option<Box<dyn TurnClassifier>>,
     /// A model of its own that judges the words at pauses (semantic endpointing).
     pub(crate) words_judge: Option<Box<dyn ChatEngine>>,
+    /// How long the mock recognizer takes over each final.
+    pub(crate) final_delay: Option<Duration>,
 }
 
 impl Default for Setup {
@@ -84,6 +86,7 @@ impl Default for Setup {
             chat: None,
             turn: None,
             words_judge: None,
+            final_delay: None,
         }
     }
 }
@@ -135,6 +138,7 @@ impl Harness {
                 early_texts: setup.early_finals.iter().map(|s| s.to_string()).collect(),
                 pause_texts: setup.pause_texts.iter().map(|s| s.to_string()).collect(),
                 last_word_p: 1.0,
+                final_delay: setup.final_delay.map(|d| (clock.clone(), d)),
             }),
             chat: setup.chat.unwrap_or_else(|| {
                 Box::new(MockChat {

@@ -37,6 +37,8 @@ pub(crate) struct MockTranscriber {
     pub(crate) pause_texts: VecDeque<String>,
     /// The last word probability of the latest pause text.
     pub(crate) last_word_p: f32,
+    /// How long each final takes to decode, on this clock (a slow recognizer).
+    pub(crate) final_delay: Option<(Clock, Duration)>,
 }
 
 /// The last word probability of a pause text marked with `~`.
@@ -98,6 +100,9 @@ impl Transcriber for MockTranscriber {
     }
 
     fn finish(&mut self) -> EngineResult<String> {
+        if let Some((clock, delay)) = &self.final_delay {
+            clock.sleep(*delay);
+        }
         self.heard_samples.lock().expect("log").push(self.samples);
         self.over_reply_log
             .lock()

@@ -256,6 +256,57 @@ fn barge_in_while_thinking() {
     assert!(h.asr_samples()[1] >= 600 * 16, "{:?}", h.asr_samples());
 }
 
+/// The user goes on after a pause the endpointer took for the end, and the recognizer is
+/// slower than they are: the first words' final comes while the next words are spoken. Their
+/// reply waits as it would had they spoken over it, and is never heard over them; the words
+/// being spoken decide.
+#[test]
+fn a_final_that_comes_while_the_user_speaks_again_waits_for_the_new_words() {
+    let mut h = Harness::new(Setup {
+        finals: vec!["what is the capital", "of France"],
+        replies: vec![vec!["The capital", " of what?"], vec!["Paris."]],
+        piece_delay: Duration::from_millis(50),
+        final_delay: Some(Duration::from_millis(500)),
+        ..Setup::default()
+    });
+    h.silence(100);
+    h.speak(&voice(700, 1));
+    h.until(1000, has("speech stopped"));
+    h.silence(50);
+    h.speak(&voice(900, 2));
+    h.until(5000, has("audio finished"));
+    let h = h.finish();
+    assert_events(
+        &h,
+        &[
+            "state Listening",
+            "speech started",
+            "partial \"what...\"",
+            "partial \"what...\"",
+            "speech stopped",
+            "speech started",
+            "final \"what is the capital\" -> 1",
+            "state Thinking",
+            "paused 1",
+            "partial \"of...\"",
+            "text 1 \"The capital\"",
+            "text 1 \" of what?\"",
+            "partial \"of...\"",
+            "speech stopped",
+            "state Listening",
+            "final \"of France\" -> 3",
+            "state Thinking",
+            "interrupted 1 Thinking UserSpeech heard \"\"",
+            "text 3 \"Paris.\"",
+            "audio started 3",
+            "latency 3 complete=true",
+            "state Speaking",
+            "audio finished 3",
+            "state Listening",
+        ],
+    );
+}
+
 #[test]
 fn barge_in_while_speaking() {
     let h = over_the_story("stop", 500, 5000, has("audio finished"));

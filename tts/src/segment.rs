@@ -321,9 +321,11 @@ fn cut_long_run(text: &str, limit: usize) -> usize {
     let spaces = || head.char_indices().filter(|(_, c)| c.is_whitespace());
     let clause = spaces().rfind(|&(sp, _)| head[..sp].ends_with([',', ';', ':', '—', '–']));
     let opener = || {
-        spaces().rfind(|&(sp, _)| {
-            let next = head[sp + 1..].split_whitespace().next().unwrap_or("");
-            head[sp + 1..].contains(char::is_whitespace) && opens_phrase(next)
+        spaces().rfind(|&(sp, space)| {
+            // The space may be wider than a byte (U+0085, U+00A0, U+3000).
+            let rest = &head[sp + space.len_utf8()..];
+            let next = rest.split_whitespace().next().unwrap_or("");
+            rest.contains(char::is_whitespace) && opens_phrase(next)
         })
     };
     let keeps_a_third =
@@ -349,6 +351,23 @@ mod tests {
         }
         out.extend(s.flush());
         out
+    }
+
+    /// Spaces wider than a byte (U+0085, U+00A0, U+3000) in a run too long for one piece: the
+    /// cut looks past them by their width, never into them (a fuzz case panicked on U+0085).
+    #[test]
+    fn a_long_run_with_wide_spaces_is_cut_at_a_space() {
+        for space in ['\u{85}', '\u{a0}', '\u{3000}'] {
+            let words = ["word"; 30].join(&space.to_string());
+            let text = format!("{words} and {words}");
+            for (limit, _) in text.char_indices().skip(1) {
+                let cut = cut_long_run(&text, limit);
+                assert!(
+                    text.is_char_boundary(cut) && cut > 0 && cut <= limit,
+                    "{space:?}: limit {limit}, cut {cut}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -8,16 +8,13 @@
 //! except in CI (`CI=true`), where it fails.
 
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use super::mocks::{MockChat, MockSpeaker, MockTranscriber};
+use super::mocks::mock_engines;
 use crate::audio::device::{DeviceAudio, default_output_rate};
-use crate::clock::Clock;
 use crate::config::PipelineConfig;
 use crate::engines::Engines;
-use crate::engines::energy::EnergyDetector;
-use crate::engines::tts::ReplySegmenter;
 use crate::handle::{Pipeline, PipelineHandle};
 use crate::types::{Event, Stamped};
 
@@ -87,40 +84,6 @@ pub(super) fn null_sink_test() -> Option<MutexGuard<'static, ()>> {
         return None;
     }
     Some(SERVER.lock().unwrap_or_else(|p| p.into_inner()))
-}
-
-/// Mock engines over the energy detector: `finals` for spoken turns, `replies` in turn order.
-pub(super) fn mock_engines(finals: &[&str], replies: Vec<Vec<&'static str>>) -> Engines {
-    Engines {
-        detector: Box::new(EnergyDetector::new(-40.0)),
-        transcriber: Box::new(MockTranscriber {
-            finals: finals.iter().map(|s| s.to_string()).collect(),
-            samples: 0,
-            heard_samples: Arc::new(Mutex::new(Vec::new())),
-            over_reply_log: Arc::new(Mutex::new(Vec::new())),
-            over_reply: false,
-            early_final_after: None,
-            early_texts: Default::default(),
-            pause_texts: std::collections::VecDeque::new(),
-            last_word_p: 1.0,
-            final_delay: None,
-            early_given: false,
-        }),
-        chat: Box::new(MockChat {
-            replies: replies.into(),
-            piece_delay: Duration::from_millis(5),
-            clock: Clock::real(),
-            log: Arc::new(Mutex::new(Vec::new())),
-            last: None,
-        }),
-        segmenter: Box::new(ReplySegmenter::default()),
-        speaker: Box::new(MockSpeaker {
-            seed: 5,
-            fail_on: None,
-        }),
-        turn: None,
-        words_judge: None,
-    }
 }
 
 /// The loop on the default devices (the null sink) with `engines`.

@@ -8,9 +8,10 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, Instant};
 
 use super::device::{
-    a_played_clip_is_heard, a_reply_plays_through, mock_engines, null_sink_test, start_on_devices,
-    wait_for, wait_until,
+    a_played_clip_is_heard, a_reply_plays_through, null_sink_test, start_on_devices, wait_for,
+    wait_until,
 };
+use super::mocks::mock_engines;
 use super::pulse::NullSink;
 use crate::types::{Event, InterruptCause};
 

@@ -1,51 +1,12 @@
 //! The headless path on mock engines and the real clock: clips played as the microphone through
 //! `converse`, the reply collected by the file sink, and a complete latency report.
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::mocks::{MockChat, MockSpeaker, MockTranscriber, noise};
+use super::mocks::{mock_engines, noise};
 use crate::audio::file::{ClipEnd, FileSink, Pace, TurnOutcome, converse, converse_timed};
-use crate::clock::Clock;
 use crate::config::{EndpointConfig, EndpointMode, PipelineConfig};
-use crate::engines::Engines;
-use crate::engines::energy::EnergyDetector;
-use crate::engines::tts::ReplySegmenter;
 use crate::handle::Pipeline;
-
-/// Mock engines: the recognizer gives `finals` in turn, the chat `replies` in turn.
-fn engines(finals: &[&str], replies: Vec<Vec<&'static str>>) -> Engines {
-    Engines {
-        detector: Box::new(EnergyDetector::new(-40.0)),
-        transcriber: Box::new(MockTranscriber {
-            finals: finals.iter().map(|s| s.to_string()).collect(),
-            samples: 0,
-            heard_samples: Arc::new(Mutex::new(Vec::new())),
-            over_reply_log: Arc::new(Mutex::new(Vec::new())),
-            over_reply: false,
-            early_final_after: None,
-            early_texts: Default::default(),
-            pause_texts: std::collections::VecDeque::new(),
-            last_word_p: 1.0,
-            final_delay: None,
-            early_given: false,
-        }),
-        chat: Box::new(MockChat {
-            replies: replies.into(),
-            piece_delay: Duration::from_millis(5),
-            clock: Clock::real(),
-            log: Arc::new(Mutex::new(Vec::new())),
-            last: None,
-        }),
-        segmenter: Box::new(ReplySegmenter::default()),
-        speaker: Box::new(MockSpeaker {
-            seed: 3,
-            fail_on: None,
-        }),
-        turn: None,
-        words_judge: None,
-    }
-}
 
 /// Both ways of keeping the replies: in memory, and written to a WAV file as they play
 /// (`FileSink::recording`, nothing held in memory).
@@ -57,7 +18,7 @@ fn converse_fast_writes_replies_and_a_complete_report() {
 }
 
 fn converse_fast_with(to_file: bool) {
-    let engines = engines(
+    let engines = mock_engines(
         &["hello", "", "how are you"],
         vec![vec!["Hi there,", " friend."], vec!["Fine,", " thanks."]],
     );
@@ -130,7 +91,7 @@ fn converse_fast_with(to_file: bool) {
 #[test]
 fn a_recording_sink_refuses_a_path_it_cannot_write() {
     let (pipeline, ports) =
-        Pipeline::start(engines(&[], vec![]), PipelineConfig::default()).expect("starts");
+        Pipeline::start(mock_engines(&[], vec![]), PipelineConfig::default()).expect("starts");
     let dir = tempfile::tempdir().expect("tempdir");
     let missing = dir.path().join("no such folder").join("said.wav");
     assert!(matches!(
@@ -163,7 +124,7 @@ fn a_held_clip_is_one_turn_whatever_its_pauses() {
             ..PipelineConfig::default()
         };
         let (pipeline, ports) =
-            Pipeline::start(engines(&["first", "second"], replies), config).expect("starts");
+            Pipeline::start(mock_engines(&["first", "second"], replies), config).expect("starts");
         let handle = pipeline.handle();
         let _sink = FileSink::spawn(ports.speaker, ports.output_rate, Pace::Fast).expect("sink");
         let mut mic = ports.mic;

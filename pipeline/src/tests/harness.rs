@@ -128,17 +128,13 @@ impl Harness {
         let engines = Engines {
             detector: setup.detector,
             transcriber: Box::new(MockTranscriber {
-                finals: setup.finals.iter().map(|s| s.to_string()).collect(),
-                samples: 0,
                 heard_samples: asr_log.clone(),
                 over_reply_log: over_reply_log.clone(),
-                over_reply: false,
                 early_final_after: setup.early_final_after_ms.map(|ms| ms * 16),
-                early_given: false,
                 early_texts: setup.early_finals.iter().map(|s| s.to_string()).collect(),
                 pause_texts: setup.pause_texts.iter().map(|s| s.to_string()).collect(),
-                last_word_p: 1.0,
                 final_delay: setup.final_delay.map(|d| (clock.clone(), d)),
+                ..MockTranscriber::scripted(&setup.finals)
             }),
             chat: setup.chat.unwrap_or_else(|| {
                 Box::new(MockChat {

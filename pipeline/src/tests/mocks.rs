@@ -9,8 +9,9 @@ use std::time::Duration;
 
 use crate::clock::Clock;
 use crate::engines::energy::EnergyDetector;
+use crate::engines::tts::ReplySegmenter;
 use crate::engines::{
-    ChatEngine, EngineError, EngineResult, ReplyEnd, Speaker, SpeechDetector, Transcriber,
+    ChatEngine, EngineError, EngineResult, Engines, ReplyEnd, Speaker, SpeechDetector, Transcriber,
 };
 
 /// What the mock chat was asked to do, in order.
@@ -39,6 +40,48 @@ pub(crate) struct MockTranscriber {
     pub(crate) last_word_p: f32,
     /// How long each final takes to decode, on this clock (a slow recognizer).
     pub(crate) final_delay: Option<(Clock, Duration)>,
+}
+
+impl MockTranscriber {
+    /// Gives `finals` in turn, nothing early, at once.
+    pub(crate) fn scripted(finals: &[&str]) -> Self {
+        Self {
+            finals: finals.iter().map(|s| s.to_string()).collect(),
+            samples: 0,
+            heard_samples: Arc::new(Mutex::new(Vec::new())),
+            over_reply_log: Arc::new(Mutex::new(Vec::new())),
+            over_reply: false,
+            early_final_after: None,
+            early_given: false,
+            early_texts: VecDeque::new(),
+            pause_texts: VecDeque::new(),
+            last_word_p: 1.0,
+            final_delay: None,
+        }
+    }
+}
+
+/// Mock engines on the real clock over the energy detector: `finals` for spoken turns,
+/// `replies` in turn order (a piece every 5 ms).
+pub(crate) fn mock_engines(finals: &[&str], replies: Vec<Vec<&'static str>>) -> Engines {
+    Engines {
+        detector: Box::new(EnergyDetector::new(-40.0)),
+        transcriber: Box::new(MockTranscriber::scripted(finals)),
+        chat: Box::new(MockChat {
+            replies: replies.into(),
+            piece_delay: Duration::from_millis(5),
+            clock: Clock::real(),
+            log: Arc::new(Mutex::new(Vec::new())),
+            last: None,
+        }),
+        segmenter: Box::new(ReplySegmenter::default()),
+        speaker: Box::new(MockSpeaker {
+            seed: 5,
+            fail_on: None,
+        }),
+        turn: None,
+        words_judge: None,
+    }
 }
 
 /// The last word probability of a pause text marked with `~`.

@@ -56,9 +56,6 @@ pub struct RecognizerConfig {
     /// Earlier text the recognizer is given for utterances spoken over the assistant's reply
     /// ([`crate::Context::OverReply`]), so hums come out as hums; empty: the plain prompt.
     pub over_reply_text: String,
-    /// Earlier text for finals whose speech holds long pauses ([`crate::Context::LongPauses`]);
-    /// empty: the plain prompt.
-    pub long_pauses_text: String,
 }
 
 impl Default for RecognizerConfig {
@@ -82,7 +79,6 @@ impl Default for RecognizerConfig {
             beam_size: 5,
             beam_below_p: 0.4,
             over_reply_text: crate::context::OVER_REPLY_TEXT.to_string(),
-            long_pauses_text: crate::context::LONG_PAUSES_TEXT.to_string(),
         }
     }
 }

@@ -15,21 +15,11 @@ pub enum Context {
     Plain,
     /// The user speaks while the assistant's reply is playing.
     OverReply,
-    /// A final whose speech holds long pauses (see [`crate::long_pause`]): options read out
-    /// one by one, several questions in a row. Told that a lettered list came before, Whisper
-    /// writes "B. scissors" rather than "Be scissors" or "P, scissors".
-    LongPauses,
 }
 
 /// Earlier text given for [`Context::OverReply`]: the backchannels and the interruptions a
 /// user says over a reply, so both are spelt as such.
 pub const OVER_REPLY_TEXT: &str = " Mm-hmm. Uh-huh. Hmm. Yeah. Wait. Stop.";
-
-/// Earlier text given for [`Context::LongPauses`]: a lettered list, in no topic's words.
-/// Only for speech with long pauses: before a short sound (a cough, a hum) Whisper copies it
-/// ("B. the third.").
-pub const LONG_PAUSES_TEXT: &str =
-    " Which one? A. the first. B. the second. C. the third. D. the fourth.";
 
 /// `prompt` (whose start-of-transcript token is at `sot_index`) preceded by `<|startofprev|>`
 /// and `text`, and the new index of its start-of-transcript token. `None` when the vocabulary

@@ -9,7 +9,6 @@
 
 use pocket_stats::edit_distance;
 
-use crate::context::Context;
 use crate::mel::SAMPLE_RATE;
 use crate::recognizer::Transcript;
 
@@ -157,37 +156,9 @@ fn quiet_frames(samples: &[f32]) -> Option<Vec<bool>> {
     Some(rms.iter().map(|&r| r < peak * QUIET_BELOW_PEAK).collect())
 }
 
-/// The prompt a final is decoded with: a plain one whose speech holds long pauses gets the
-/// lettered list's ([`Context::LongPauses`]); speech over a reply keeps its own.
-pub(crate) fn final_context(context: Context, pauses: Option<&LongPauses>) -> Context {
-    match context {
-        Context::Plain if pauses.is_some() => Context::LongPauses,
-        c => c,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn only_plain_speech_with_long_pauses_is_decoded_after_the_lettered_list() {
-        let options = clip(&[(2.0, 1.5), (1.0, 1.5), (1.0, 0.0)]);
-        let pauses = LongPauses::find(&options);
-        assert!(pauses.is_some());
-        let of = |c| final_context(c, pauses.as_ref());
-        assert_eq!(of(Context::Plain), Context::LongPauses);
-        assert_eq!(of(Context::OverReply), Context::OverReply);
-        // A cough, a hum, one short question: the plain prompt (the list would be copied).
-        for short in [
-            clip(&[(0.4, 0.0)]),
-            clip(&[(1.2, 0.0)]),
-            clip(&[(0.6, 0.6), (0.5, 0.0)]),
-        ] {
-            let none = LongPauses::find(&short);
-            assert_eq!(final_context(Context::Plain, none.as_ref()), Context::Plain);
-        }
-    }
 
     /// `secs` of a 200 Hz tone (speech stands in), then `pause` seconds of silence.
     fn tone(secs: f64) -> Vec<f32> {

@@ -79,8 +79,6 @@ pub struct Recognizer {
     sot_index: usize,
     /// The prompt with `cfg.over_reply_text` before it, and its start-of-transcript index.
     over_reply: Option<(Vec<u32>, usize)>,
-    /// The same with `cfg.long_pauses_text`.
-    long_pauses: Option<(Vec<u32>, usize)>,
     sessions: Mutex<Vec<Session>>,
     /// Loaded Silero weights, cloned into each stream's VAD.
     silero: Option<crate::silero::Silero>,
@@ -100,20 +98,20 @@ impl Recognizer {
             )?);
         }
         let (prompt, sot_index) = model.prompt(cfg.language.as_deref())?;
+        let over_reply = crate::context::with_previous_text(
+            &model.vocab,
+            &cfg.over_reply_text,
+            &prompt,
+            sot_index,
+        );
         // The prompt goes through the decoder in one batch, with room left for a draft.
         let most = crate::whisper::decoder::MAX_BATCH / 2;
-        let with_text = |name: &str, text: &str| {
-            let p = crate::context::with_previous_text(&model.vocab, text, &prompt, sot_index);
-            match p {
-                Some((p, _)) if p.len() > most => Err(AsrError::BadConfig(format!(
-                    "{name} makes a prompt of {} tokens; at most {most} fit",
-                    p.len()
-                ))),
-                p => Ok(p),
-            }
-        };
-        let over_reply = with_text("over_reply_text", &cfg.over_reply_text)?;
-        let long_pauses = with_text("long_pauses_text", &cfg.long_pauses_text)?;
+        if let Some((p, _)) = over_reply.as_ref().filter(|(p, _)| p.len() > most) {
+            return Err(AsrError::BadConfig(format!(
+                "over_reply_text makes a prompt of {} tokens; at most {most} fit",
+                p.len()
+            )));
+        }
         let silero = match &cfg.vad_model {
             Some(p) => Some(crate::silero::Silero::load(p)?),
             None => None,
@@ -124,7 +122,6 @@ impl Recognizer {
             prompt,
             sot_index,
             over_reply,
-            long_pauses,
             sessions: Mutex::new(Vec::new()),
             silero,
         }))
@@ -240,14 +237,9 @@ impl Recognizer {
         search: Search,
         context: Context,
     ) -> Result<(Transcript, StageTimes), AsrError> {
-        let with_text = match context {
-            Context::Plain => None,
-            Context::OverReply => self.over_reply.as_ref(),
-            Context::LongPauses => self.long_pauses.as_ref(),
-        };
-        let (prompt, sot_index) = match with_text {
-            Some((p, i)) => (p.as_slice(), *i),
-            None => (self.prompt.as_slice(), self.sot_index),
+        let (prompt, sot_index) = match (context, &self.over_reply) {
+            (Context::OverReply, Some((p, i))) => (p.as_slice(), *i),
+            _ => (self.prompt.as_slice(), self.sot_index),
         };
         let pad = Padding {
             min_samples: self.cfg.min_input_samples(),
@@ -312,8 +304,7 @@ impl Recognizer {
     /// does not end with the last piece of speech decoded alone), the window is cut in the middle of its
     /// longest pause and each side decoded as a final on its own (again, up to `depth` times);
     /// the joined text is kept when it holds a few more words (a tail decoded alone is often
-    /// garbled, and then the split gains nothing). A plain final with long pauses is decoded in
-    /// [`Context::LongPauses`], pieces and tail included.
+    /// garbled, and then the split gains nothing).
     pub(crate) fn decode_final(
         &self,
         session: &mut Session,
@@ -322,11 +313,9 @@ impl Recognizer {
         context: Context,
         depth: u32,
     ) -> Result<(Transcript, StageTimes), AsrError> {
-        let found = LongPauses::find(samples);
-        let context = long_pause::final_context(context, found.as_ref());
         let (t, mut st) =
             self.decode_window(session, samples, draft, self.final_search(), context)?;
-        let pauses = match found {
+        let pauses = match LongPauses::find(samples) {
             Some(p) if depth > 0 && !t.is_silence => p,
             _ => return Ok((t, st)),
         };

@@ -46,6 +46,7 @@ out = sys.stdout
 out.write("//! Unicode general-category classes by code point range (generated, do not edit).\n")
 out.write(f"//! Source: {version_note}; generator: llm/tools/gen_unicode_flags.py.\n\n")
 out.write("/// `(first code point, class bit)`, sorted; a range ends where the next begins.\n")
+out.write("#[rustfmt::skip]\n")
 out.write(f"pub(super) static RANGES: [(u32, u8); {len(ranges)}] = [\n")
 for i in range(0, len(ranges), 6):
     out.write("    " + " ".join(f"(0x{c:05X}, {b})," for c, b in ranges[i:i + 6]) + "\n")

@@ -504,90 +504,38 @@ mod tests {
     #[test]
     fn top_k_top_p_min_p_cut_the_tail() {
         let l = logits_of(&[0.5, 0.3, 0.15, 0.05]);
-        let only = |c: Vec<usize>, n: usize| {
+        let only = |c: &[usize], n: usize| {
             c.iter().skip(n).all(|&x| x == 0) && c.iter().take(n).all(|&x| x > 0)
         };
-        assert!(only(
-            counts(
-                SamplerConfig {
-                    top_k: 1,
-                    ..sampling(1.0)
-                },
-                &l,
-                500
+        let with = |f: fn(&mut SamplerConfig)| {
+            let mut c = sampling(1.0);
+            f(&mut c);
+            c
+        };
+        // (settings, draws, tokens that may come up)
+        let cases = [
+            (with(|c| c.top_k = 1), 500, 1),
+            (with(|c| c.top_k = 2), 2000, 2),
+            // 0.5 < 0.7 <= 0.8: two tokens; 0.95 needs three.
+            (with(|c| c.top_p = 0.7), 2000, 2),
+            (with(|c| c.top_p = 0.95), 4000, 3),
+            // min-p 0.25: p >= 0.125 keeps three; 0.7 keeps only the first.
+            (with(|c| c.min_p = 0.25), 4000, 3),
+            (with(|c| c.min_p = 0.7), 500, 1),
+            // top-p is computed after top-k: over {0.5, 0.3} renormalized, 0.6 keeps one.
+            (
+                with(|c| {
+                    c.top_k = 2;
+                    c.top_p = 0.6;
+                }),
+                500,
+                1,
             ),
-            1
-        ));
-        assert!(only(
-            counts(
-                SamplerConfig {
-                    top_k: 2,
-                    ..sampling(1.0)
-                },
-                &l,
-                2000
-            ),
-            2
-        ));
-        // 0.5 < 0.7 <= 0.8: two tokens; 0.95 needs three.
-        assert!(only(
-            counts(
-                SamplerConfig {
-                    top_p: 0.7,
-                    ..sampling(1.0)
-                },
-                &l,
-                2000
-            ),
-            2
-        ));
-        assert!(only(
-            counts(
-                SamplerConfig {
-                    top_p: 0.95,
-                    ..sampling(1.0)
-                },
-                &l,
-                4000
-            ),
-            3
-        ));
-        // min-p 0.25: p >= 0.125 keeps three; 0.7 keeps only the first.
-        assert!(only(
-            counts(
-                SamplerConfig {
-                    min_p: 0.25,
-                    ..sampling(1.0)
-                },
-                &l,
-                4000
-            ),
-            3
-        ));
-        assert!(only(
-            counts(
-                SamplerConfig {
-                    min_p: 0.7,
-                    ..sampling(1.0)
-                },
-                &l,
-                500
-            ),
-            1
-        ));
-        // top-p is computed after top-k: over {0.5, 0.3} renormalized, 0.6 keeps one.
-        assert!(only(
-            counts(
-                SamplerConfig {
-                    top_k: 2,
-                    top_p: 0.6,
-                    ..sampling(1.0)
-                },
-                &l,
-                500
-            ),
-            1
-        ));
+        ];
+        for (config, draws, kept) in cases {
+            let seen = counts(config, &l, draws);
+            assert!(only(&seen, kept), "{config:?}: {seen:?}");
+        }
         // All-NaN logits still give a valid token.
         let mut s = Sampler::new(sampling(1.0), 3).expect("config");
         assert!(s.sample(&[f32::NAN; 3]).expect("ok") < 3);

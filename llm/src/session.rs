@@ -63,7 +63,7 @@ impl Session {
         }
         let pool = ThreadPool::new(opts.threads)?;
         let kv = KvCache::new(c, context)?;
-        let st = RunState::new(c, opts.batch.min(context), context, pool.threads());
+        let st = RunState::new(&model, opts.batch.min(context), context, pool.threads());
         Ok(Session {
             model,
             pool,

@@ -194,3 +194,62 @@ fn an_untied_embedding_is_read_from_the_file_and_a_shrunk_file_is_an_error() {
         "{err}"
     );
 }
+
+/// A model loaded for a voice (`speakable_only`) keeps only the output rows of tokens a voice
+/// can say: their logits are exactly the full model's, every other token's is `-inf`, greedy
+/// replies in English are the same, and a decoded token reads fewer bytes. Both the
+/// interleaved (repacked) and the row-major copy are checked.
+#[test]
+fn a_model_for_a_voice_computes_only_the_speakable_tokens() {
+    use pocket_llm::{LoadOptions, Model, Session, SessionOptions};
+    let store = Store::open_default().expect("asset store");
+    let path = store
+        .require_file(ids::QWEN25_CODER, ids::QWEN25_CODER_FILE)
+        .expect("model installed (pocket assets fetch --set extra)");
+    let load = |repack, speakable_only| {
+        let opts = LoadOptions {
+            repack,
+            speakable_only,
+            ..LoadOptions::default()
+        };
+        Model::load_with(&path, opts).expect("loads")
+    };
+    let full = load(true, false);
+    let opts = SessionOptions {
+        context: 64,
+        threads: 2,
+        batch: 16,
+    };
+    let words = full.tokenizer().encode("The capital of France is", false);
+    let speakable = full.tokenizer().speakable_ids();
+    let vocab = full.config().vocab_size;
+    assert!(
+        speakable.len() > vocab / 2 && speakable.len() < vocab * 9 / 10,
+        "{} of {vocab} tokens speakable",
+        speakable.len()
+    );
+    for repack in [true, false] {
+        // The same kernels as the model it is compared with.
+        let mut session = Session::new(load(repack, false), opts).expect("session");
+        let expected = session.prefill(&words).expect("prefill").to_vec();
+        let voice = load(repack, true);
+        assert_eq!(voice.output_tokens(), speakable.len());
+        assert!(voice.weight_bytes_per_token() < full.weight_bytes_per_token());
+        let mut s = Session::new(voice.clone(), opts).expect("session");
+        let logits = s.prefill(&words).expect("prefill");
+        let mut kept = speakable.iter().peekable();
+        for (id, (&got, &want)) in logits.iter().zip(&expected).enumerate() {
+            if kept.next_if(|&&k| k as usize == id).is_some() {
+                assert_eq!(got, want, "token {id} (repack {repack})");
+            } else {
+                assert_eq!(got, f32::NEG_INFINITY, "token {id} (repack {repack})");
+            }
+        }
+        let argmax = |l: &[f32]| {
+            (0..l.len())
+                .max_by(|&a, &b| l[a].total_cmp(&l[b]))
+                .unwrap_or(0)
+        };
+        assert_eq!(argmax(logits), argmax(&expected), "repack {repack}");
+    }
+}

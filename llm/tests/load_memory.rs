@@ -52,6 +52,7 @@ fn loading_peaks_at_what_the_loaded_model_holds() {
         LoadOptions {
             repack: true,
             detach: true,
+            speakable_only: false,
         },
     );
     let peak = status_bytes("VmHWM:").expect("VmHWM");

@@ -40,14 +40,22 @@ pub(crate) struct RunState {
     rope: Vec<f32>,
     /// Attention scores, `heads per KV group x capacity` per thread.
     scores: Vec<f32>,
-    /// Logits of the last token of the last batch [vocab].
+    /// Logits of the last token of the last batch [vocab]; `-inf` for the tokens the model's
+    /// output projection leaves out (`Model::output_ids`).
     pub logits: Vec<f32>,
+    /// The output projection's results when it holds only some tokens [its rows].
+    head: Vec<f32>,
     scratch: MatmulScratch,
 }
 
 impl RunState {
-    pub fn new(cfg: &ModelConfig, batch: usize, capacity: usize, threads: usize) -> RunState {
+    pub fn new(model: &Model, batch: usize, capacity: usize, threads: usize) -> RunState {
+        let cfg = model.config();
         let z = |n: usize| vec![0.0f32; n];
+        let (logits, head) = match &model.output_ids {
+            None => (z(cfg.vocab_size), Vec::new()),
+            Some(ids) => (vec![f32::NEG_INFINITY; cfg.vocab_size], z(ids.len())),
+        };
         let mut scratch = MatmulScratch::new();
         scratch.reserve(batch, cfg.d_model.max(cfg.q_dim()).max(cfg.ffn_dim));
         RunState {
@@ -63,7 +71,8 @@ impl RunState {
             up: z(batch * cfg.ffn_dim),
             rope: z(batch * cfg.rope_dims),
             scores: z(threads * capacity * (cfg.n_heads / cfg.n_kv_heads)),
-            logits: z(cfg.vocab_size),
+            logits,
+            head,
             scratch,
         }
     }
@@ -204,14 +213,16 @@ pub(crate) fn forward(
     if logits {
         // `xn` holds the output-normalized rows.
         let last = &st.xn[(n - 1) * d..n * d];
-        matmul(
-            pool,
-            &m.weights(&m.output)?,
-            last,
-            1,
-            &mut st.logits,
-            &mut st.scratch,
-        )?;
+        let head = m.weights(&m.output)?;
+        match &m.output_ids {
+            None => matmul(pool, &head, last, 1, &mut st.logits, &mut st.scratch)?,
+            Some(ids) => {
+                matmul(pool, &head, last, 1, &mut st.head, &mut st.scratch)?;
+                for (&id, &l) in ids.iter().zip(&st.head) {
+                    st.logits[id as usize] = l;
+                }
+            }
+        }
     }
     Ok(())
 }

@@ -36,10 +36,12 @@ pub(super) fn from_file(mut file: GgufFile, opts: LoadOptions) -> Result<Model, 
     } else {
         b.lookup_table("token_embd.weight", v, d)?
     };
-    let output = if tied {
-        token_embd.clone()
+    let (output, output_ids) = if tied {
+        (token_embd.clone(), None)
+    } else if opts.speakable_only {
+        b.some_rows("output.weight", v, d, tokenizer.speakable_ids())?
     } else {
-        b.mat("output.weight", v, d)?
+        (b.mat("output.weight", v, d)?, None)
     };
     let output_norm = b.vector("output_norm.weight", d)?;
     let mut layers = Vec::with_capacity(config.n_layers);
@@ -65,7 +67,29 @@ pub(super) fn from_file(mut file: GgufFile, opts: LoadOptions) -> Result<Model, 
         packed,
         rows_reader,
         tied,
+        output_ids,
     })
+}
+
+/// Reads the rows `ids` (`row` bytes each) of the matrix at file offset `base` into `buf`,
+/// whole rows, one `pread` per run of consecutive ids.
+#[cfg(unix)]
+fn read_rows(f: &File, base: u64, row: usize, ids: &[u32], buf: &mut [u8]) -> std::io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    let n = buf.len() / row;
+    let mut i = 0;
+    while i < n {
+        let mut j = i + 1;
+        while j < n && ids[j] == ids[j - 1] + 1 {
+            j += 1;
+        }
+        f.read_exact_at(
+            &mut buf[i * row..j * row],
+            base + u64::from(ids[i]) * row as u64,
+        )?;
+        i = j;
+    }
+    Ok(())
 }
 
 /// Reads `buf.len()` bytes of the model file at `start` through `reader` (`path` names it in
@@ -201,6 +225,66 @@ impl<'f> Binder<'f> {
             cols,
             src: Src::File(range),
         })
+    }
+
+    /// Only the rows `ids` (ascending token ids) of matrix `name`, in memory: repacked where
+    /// this CPU's kernels want it, else copied (`detach`). Where neither applies, or the file
+    /// cannot be reopened for `pread`, the whole matrix as [`Binder::mat`] gives it (`None`:
+    /// row `i` is token `i`).
+    fn some_rows(
+        &mut self,
+        name: &str,
+        rows: usize,
+        cols: usize,
+        mut ids: Vec<u32>,
+    ) -> Result<(Mat, Option<Vec<u32>>), LlmError> {
+        let (dtype, data) = self.matrix_bytes(name, rows, cols)?;
+        let w = Weights::new(dtype, rows, cols, data)?;
+        self.open_reader();
+        let row = dtype.row_bytes(cols).unwrap_or(0);
+        let repack = self.opts.repack && w.wants_repack();
+        let fewer =
+            !ids.is_empty() && ids.len() < rows && ids.iter().all(|&id| (id as usize) < rows);
+        if !cfg!(unix) || self.reader.is_none() || row == 0 || !(repack || self.detach) || !fewer {
+            return Ok((self.mat(name, rows, cols)?, None));
+        }
+        // Whole groups of 8 rows for the interleaved kernels: the last id repeats.
+        let last = ids[ids.len() - 1];
+        ids.resize(ids.len().next_multiple_of(8), last);
+        let n = ids.len();
+        let base = file_range(self.file, data).start as u64;
+        #[cfg(unix)]
+        if let Some(f) = &self.reader {
+            let src = if repack {
+                let packed = pocket_kernels::repack::repack_x8_from_in(
+                    &mut self.arena,
+                    dtype,
+                    n,
+                    cols,
+                    |at, buf| read_rows(f, base, row, &ids[at as usize / row..], buf),
+                )?;
+                self.packed.push(packed);
+                Src::Packed(self.packed.len() - 1)
+            } else {
+                let path = self.file.path();
+                let copy = self.arena.alloc_with(n * row, |buf| {
+                    read_rows(f, base, row, &ids, buf).map_err(|source| LlmError::Io {
+                        path: path.to_path_buf(),
+                        source,
+                    })
+                })?;
+                self.packed.push(copy);
+                Src::Copied(self.packed.len() - 1)
+            };
+            let mat = Mat {
+                dtype,
+                rows: n,
+                cols,
+                src,
+            };
+            return Ok((mat, Some(ids)));
+        }
+        Ok((self.mat(name, rows, cols)?, None))
     }
 
     /// Tensor `name`'s format and bytes, checked to be a `rows` x `cols` matrix (GGUF dims

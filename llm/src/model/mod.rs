@@ -92,6 +92,9 @@ pub struct Model {
     /// The file, open for the rows of a [`Src::Rows`] matrix.
     rows_reader: Option<std::fs::File>,
     tied: bool,
+    /// The token id of each row of `output` when it holds only some of the vocabulary
+    /// ([`LoadOptions::speakable_only`]); `None` when row `i` is token `i`.
+    pub(crate) output_ids: Option<Vec<u32>>,
 }
 
 impl std::fmt::Debug for Model {
@@ -117,6 +120,12 @@ pub struct LoadOptions {
     /// decode step reads every weight, so the mapped pages would be resident anyway; it
     /// does cost reading them at load and lets the kernel no longer drop them under pressure.
     pub detach: bool,
+    /// Compute logits only for the tokens a voice can say ([`Tokenizer::speakable_ids`]);
+    /// the others get `-inf`, so they are never produced. The output projection keeps only
+    /// those rows: for Qwen2.5's 151,936 tokens about a third fewer, less memory and fewer
+    /// bytes read per decoded token. Only for an untied projection held in memory (a tied one
+    /// is also the embedding table, which needs every row).
+    pub speakable_only: bool,
 }
 
 impl Default for LoadOptions {
@@ -124,6 +133,7 @@ impl Default for LoadOptions {
         LoadOptions {
             repack: true,
             detach: true,
+            speakable_only: false,
         }
     }
 }
@@ -164,6 +174,16 @@ impl Model {
             .get_opt::<&str>("tokenizer.chat_template")
             .ok()
             .flatten()
+    }
+
+    /// How many tokens the model can produce (the rows of the output projection).
+    pub fn output_tokens(&self) -> usize {
+        // Ascending ids; the last may repeat to fill a group of 8 rows.
+        self.output_ids
+            .as_ref()
+            .map_or(self.config.vocab_size, |ids| {
+                1 + ids.windows(2).filter(|w| w[0] != w[1]).count()
+            })
     }
 
     /// Whether the output projection reuses the token embeddings.

@@ -10,6 +10,7 @@ mod bpe;
 mod build;
 mod decode;
 mod pretokenize;
+mod speakable;
 mod unicode;
 mod unicode_flags;
 mod vocab;

@@ -155,7 +155,7 @@ fn make_factory(args: &RunArgs, jobs: usize) -> Result<Factory> {
                 eprintln!("note: --save-audio has no effect in text modality");
             }
             let path = model_file(&store, &opts.model)?;
-            let model = pocket_llm::Model::load(&path)
+            let model = pocket_pipeline::engines::llm::load_voice_model(&path)
                 .with_context(|| format!("loading {}", path.display()))?;
             let cfg = VoiceChatConfig {
                 threads,

@@ -54,22 +54,6 @@ pub(super) fn wait_until(
     done(seen)
 }
 
-/// Says `text`; `true` once its reply played to the end, not interrupted.
-pub(super) fn a_reply_plays_through(
-    handle: &PipelineHandle,
-    events: &crossbeam_channel::Receiver<Stamped>,
-    seen: &mut Vec<Event>,
-    text: &str,
-) -> bool {
-    handle.say(text);
-    let finished = wait_for(events, seen, Duration::from_secs(10), |e| {
-        matches!(e, Event::AudioFinished { .. })
-    });
-    finished
-        && seen.iter().any(|e| matches!(e, Event::AudioStarted { .. }))
-        && !seen.iter().any(|e| matches!(e, Event::Interrupted { .. }))
-}
-
 /// The real-device tests share the sound server (one of them unplugs its sink): they run one at
 /// a time, holding this. `None`: no null sink here, skip (in CI that fails instead).
 pub(super) fn null_sink_test() -> Option<MutexGuard<'static, ()>> {
@@ -99,21 +83,52 @@ pub(super) fn start_on_devices(engines: Engines) -> (Pipeline, DeviceAudio) {
     (pipeline, device)
 }
 
-/// Plays `jfk.wav` into the sink with `paplay`; `true` once the loop heard it as a user turn.
-pub(super) fn a_played_clip_is_heard(
+/// Says "tell me a story" and waits until its reply starts playing.
+pub(super) fn a_story_starts(
+    handle: &PipelineHandle,
     events: &crossbeam_channel::Receiver<Stamped>,
     seen: &mut Vec<Event>,
-) -> bool {
+) {
+    handle.say("tell me a story");
+    let started = wait_for(events, seen, Duration::from_secs(10), |e| {
+        matches!(e, Event::AudioStarted { .. })
+    });
+    assert!(started, "no audio started: {seen:?}");
+}
+
+/// A whole reply to `text` plays to its end, not interrupted (its loop-back echo does not make
+/// the assistant interrupt itself); then `jfk.wav`, played into the sink with `paplay`,
+/// reaches the microphone and becomes a user turn.
+pub(super) fn assert_a_reply_and_a_clip_go_through(
+    handle: &PipelineHandle,
+    events: &crossbeam_channel::Receiver<Stamped>,
+    seen: &mut Vec<Event>,
+    text: &str,
+) {
+    seen.clear();
+    handle.say(text);
+    let finished = wait_for(events, seen, Duration::from_secs(10), |e| {
+        matches!(e, Event::AudioFinished { .. })
+    });
+    assert!(
+        finished
+            && seen.iter().any(|e| matches!(e, Event::AudioStarted { .. }))
+            && !seen.iter().any(|e| matches!(e, Event::Interrupted { .. })),
+        "the reply to {text:?} did not play through (interrupted itself?): {seen:?}"
+    );
+    seen.clear();
     let store = pocket_assets::Store::open_default().expect("store");
     let clip = store
         .require_file(pocket_assets::ids::JFK, "jfk.wav")
         .expect("jfk.wav");
     match std::process::Command::new("paplay").arg(&clip).status() {
-        Ok(s) if s.success() => wait_for(events, seen, Duration::from_secs(15), |e| {
-            matches!(e, Event::FinalTranscript { turn: Some(_), .. })
-        }),
+        Ok(s) if s.success() => {}
         other => panic!("paplay failed: {other:?}"),
     }
+    let heard = wait_for(events, seen, Duration::from_secs(15), |e| {
+        matches!(e, Event::FinalTranscript { turn: Some(_), .. })
+    });
+    assert!(heard, "the clip was not heard: {seen:?}");
 }
 
 #[test]
@@ -136,11 +151,7 @@ fn device_loop_on_the_default_devices() {
     let mut seen = Vec::new();
 
     // 1. A reply plays through the device; stopping it silences the output within 100 ms.
-    handle.say("tell me a story");
-    let started = wait_for(&events, &mut seen, Duration::from_secs(10), |e| {
-        matches!(e, Event::AudioStarted { .. })
-    });
-    assert!(started, "no audio started: {seen:?}");
+    a_story_starts(&handle, &events, &mut seen);
     std::thread::sleep(Duration::from_millis(400));
     handle.stop_speaking();
     let cut = wait_for(&events, &mut seen, Duration::from_secs(5), |e| {
@@ -165,18 +176,8 @@ fn device_loop_on_the_default_devices() {
     );
 
     // 2. A whole reply plays; its loop-back echo does not make the assistant interrupt itself.
-    seen.clear();
-    assert!(
-        a_reply_plays_through(&handle, &events, &mut seen, "hello"),
-        "the reply did not play through (interrupted itself?): {seen:?}"
-    );
-
     // 3. A clip played into the sink reaches the microphone and becomes a user turn.
-    seen.clear();
-    assert!(
-        a_played_clip_is_heard(&events, &mut seen),
-        "the clip was not heard: {seen:?}"
-    );
+    assert_a_reply_and_a_clip_go_through(&handle, &events, &mut seen, "hello");
     let report = handle.report();
     assert!(
         !seen.iter().any(|e| matches!(e, Event::DeviceLost { .. })),

@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, Instant};
 
 use super::device::{
-    a_played_clip_is_heard, a_reply_plays_through, null_sink_test, start_on_devices, wait_for,
+    a_story_starts, assert_a_reply_and_a_clip_go_through, null_sink_test, start_on_devices,
     wait_until,
 };
 use super::mocks::mock_engines;
@@ -47,11 +47,7 @@ fn devices_unplugged_mid_reply_are_reopened_and_the_next_turns_work() {
     let mut seen = Vec::new();
 
     // 1. Mid-reply, the sink and its monitor go away.
-    handle.say("tell me a story");
-    let started = wait_for(&events, &mut seen, Duration::from_secs(10), |e| {
-        matches!(e, Event::AudioStarted { .. })
-    });
-    assert!(started, "no audio started: {seen:?}");
+    a_story_starts(&handle, &events, &mut seen);
     std::thread::sleep(Duration::from_millis(200));
     let unplugged = Instant::now();
     sink.unplug();
@@ -105,18 +101,8 @@ fn devices_unplugged_mid_reply_are_reopened_and_the_next_turns_work() {
     );
 
     // 3. The next reply plays through the re-opened output, to its end.
-    seen.clear();
-    assert!(
-        a_reply_plays_through(&handle, &events, &mut seen, "what time is it"),
-        "the next reply did not play through: {seen:?}"
-    );
-
     // 4. The re-opened microphone hears a clip played into the new sink.
-    seen.clear();
-    assert!(
-        a_played_clip_is_heard(&events, &mut seen),
-        "the clip was not heard: {seen:?}"
-    );
+    assert_a_reply_and_a_clip_go_through(&handle, &events, &mut seen, "what time is it");
     let stats = device.stats();
     // At least once each (a machine busy enough to stall the output may add a re-open).
     assert!(stats.output_reopens.load(Relaxed) >= 1);

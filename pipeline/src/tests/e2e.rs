@@ -4,8 +4,10 @@
 
 use std::time::Duration;
 
-use crate::audio::file::{FileSink, Pace, TurnOutcome, converse};
+use crate::Report;
+use crate::audio::file::{ClipEnd, FileSink, Pace, TurnOutcome, converse_timed};
 use crate::config::PipelineConfig;
+use crate::engines::Engines;
 use crate::engines::default::{EngineOptions, load_default};
 use crate::handle::Pipeline;
 use crate::resample::resample_all;
@@ -16,6 +18,29 @@ fn clip(store: &pocket_assets::Store, id: &str, name: &str) -> Vec<f32> {
         .require_file(id, name)
         .expect("test audio (pocket assets fetch --set test-audio)");
     crate::audio::wav::read_mono(&p, 16_000).expect("reads")
+}
+
+/// `clips` played as the microphone, each to its turn's end (`timing`: pace and turn timeout),
+/// to the loop on `engines`: each clip's outcome, what the loop said, and its report.
+fn converse_on(
+    engines: Engines,
+    config: PipelineConfig,
+    clips: &[Vec<f32>],
+    timing: (Pace, Duration),
+) -> (Vec<TurnOutcome>, Vec<f32>, Report) {
+    let rate = config.output_rate;
+    let (pipeline, ports) = Pipeline::start(engines, config).expect("starts");
+    let handle = pipeline.handle();
+    let sink = FileSink::spawn(ports.speaker, rate, timing.0).expect("sink");
+    let mut mic = ports.mic;
+    let outcomes =
+        converse_timed(&mut mic, &handle, clips, timing, ClipEnd::Natural).expect("turns");
+    let said = sink.finish();
+    let report = handle.report();
+    drop(mic);
+    pipeline.shutdown();
+    let outcomes = outcomes.into_iter().map(|o| o.outcome).collect();
+    (outcomes, said, report)
 }
 
 #[test]
@@ -50,22 +75,8 @@ fn spoken_questions_get_spoken_answers_on_the_default_models() {
         },
         ..PipelineConfig::default()
     };
-    let (pipeline, ports) = Pipeline::start(loaded.engines, config).expect("starts");
-    let handle = pipeline.handle();
-    let sink = FileSink::spawn(ports.speaker, rate, Pace::Fast).expect("sink");
-    let mut mic = ports.mic;
-    let outcomes = converse(
-        &mut mic,
-        &handle,
-        &clips,
-        Pace::Fast,
-        Duration::from_secs(120),
-    )
-    .expect("turns");
-    let said = sink.finish();
-    let report = handle.report();
-    drop(mic);
-    pipeline.shutdown();
+    let timing = (Pace::Fast, Duration::from_secs(120));
+    let (outcomes, said, report) = converse_on(loaded.engines, config, &clips, timing);
 
     assert_eq!(outcomes, vec![TurnOutcome::Answered; 2], "{report:#?}");
     assert_eq!(report.turns.len(), 2);
@@ -114,7 +125,6 @@ fn spoken_questions_get_spoken_answers_on_the_default_models() {
 /// 1.1 GB. Real time, so the words are judged at the real pauses.
 #[test]
 fn a_larger_model_answers_while_smollm2_judges_the_words() {
-    use crate::audio::file::{ClipEnd, converse_timed};
     use pocket_assets::ids;
 
     let store = pocket_assets::Store::open_default().expect("store");
@@ -151,19 +161,8 @@ fn a_larger_model_answers_while_smollm2_judges_the_words() {
     // The judge runs at nice 10: with the rest of the test suite on both cores its verdict
     // can miss the 400 ms rule that ends a turn with no verdict in. Wait longer for it here.
     config.endpoint.end_silence = Duration::from_millis(1100);
-    let (pipeline, ports) = Pipeline::start(loaded.engines, config).expect("starts");
-    let handle = pipeline.handle();
-    let sink = FileSink::spawn(ports.speaker, rate, Pace::Realtime).expect("sink");
-    let mut mic = ports.mic;
     let timing = (Pace::Realtime, Duration::from_secs(60));
-    let outcomes =
-        converse_timed(&mut mic, &handle, &clips, timing, ClipEnd::Natural).expect("turns");
-    let said = sink.finish();
-    let report = handle.report();
-    drop(mic);
-    pipeline.shutdown();
-
-    let outcomes: Vec<TurnOutcome> = outcomes.iter().map(|o| o.outcome.clone()).collect();
+    let (outcomes, said, report) = converse_on(loaded.engines, config, &clips, timing);
     assert_eq!(outcomes, vec![TurnOutcome::Answered; 2], "{report:#?}");
     for t in &report.turns {
         assert!(t.metrics.is_complete(), "{t:#?}");

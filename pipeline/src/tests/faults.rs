@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
-use super::harness::{Harness, Setup, short};
-use super::scenarios::{STORY, has, voice};
+use super::harness::{Harness, Setup, has, short, voice};
+use super::scenarios::{STORY, story_told};
 use crate::{Event, State};
 
 fn heard_of(h: &Harness, turn: u64) -> String {
@@ -18,11 +18,18 @@ fn heard_of(h: &Harness, turn: u64) -> String {
         .unwrap_or_else(|| panic!("turn {turn} was not interrupted: {:#?}", h.short()))
 }
 
+/// The chat's calls of the story told, cut to `heard`, and then "what time is it" answered.
+fn story_cut_then_the_time(heard: &str) -> Vec<String> {
+    vec![
+        story_told(),
+        format!("truncate to {heard:?}"),
+        "reply to \"what time is it\": \"It is noon.\" (Complete)".to_string(),
+    ]
+}
+
 /// The story (reply 1 to "tell me a story") has played for 400 ms.
 fn story_playing(setup: Setup) -> Harness {
-    let mut h = Harness::new(setup);
-    h.silence(100);
-    h.speak(&voice(700, 1));
+    let mut h = Harness::asked(setup);
     h.until(3000, has("audio started 1"));
     h.silence(400);
     h
@@ -46,24 +53,8 @@ fn typed_say_over_a_reply_keeps_only_what_was_heard() {
         !heard.is_empty() && heard.len() < STORY.concat().len(),
         "{heard:?}"
     );
-    assert!(
-        h.short()
-            .iter()
-            .any(|e| e.starts_with("interrupted 1 Speaking Superseded")),
-        "{:#?}",
-        h.short()
-    );
-    assert_eq!(
-        h.chat_calls(),
-        vec![
-            format!(
-                "reply to \"tell me a story\": {:?} (Complete)",
-                STORY.concat()
-            ),
-            format!("truncate to {heard:?}"),
-            "reply to \"what time is it\": \"It is noon.\" (Complete)".to_string(),
-        ]
-    );
+    h.assert_has("interrupted 1 Speaking Superseded");
+    assert_eq!(h.chat_calls(), story_cut_then_the_time(&heard));
 }
 
 /// A typed question over a reply the model is still writing: the output confirms the cut
@@ -73,14 +64,12 @@ fn typed_say_over_a_reply_keeps_only_what_was_heard() {
 /// such race, and the new reply came `cut_wait` late.
 #[test]
 fn a_cut_confirmed_while_the_model_still_writes_is_not_awaited_again() {
-    let mut h = Harness::new(Setup {
+    let mut h = Harness::asked(Setup {
         finals: vec!["tell me a story"],
         replies: vec![STORY.to_vec(), vec!["It is noon."]],
         piece_delay: Duration::from_millis(300),
         ..Setup::default()
     });
-    h.silence(100);
-    h.speak(&voice(700, 1));
     h.until(5000, has("audio started 1"));
     h.silence(50);
     h.handle.say("what time is it");
@@ -89,11 +78,7 @@ fn a_cut_confirmed_while_the_model_still_writes_is_not_awaited_again() {
     let started = h.time_of("audio started 3").expect("the new reply plays");
     h.until(5000, has("audio finished 3"));
     let h = h.finish();
-    let errors: Vec<String> = h
-        .short()
-        .into_iter()
-        .filter(|e| e.starts_with("error"))
-        .collect();
+    let errors = h.events_starting("error");
     assert!(errors.is_empty(), "{errors:?}\n{:#?}", h.short());
     let calls = h.chat_calls();
     assert_eq!(calls.len(), 3, "{calls:#?}");
@@ -114,7 +99,7 @@ fn a_cut_confirmed_while_the_model_still_writes_is_not_awaited_again() {
 
 /// Runs until the turn that `final_prefix` started is over (the state is back to listening;
 /// events of one step are in stage order, so the log's last state may not be the latest).
-pub(super) fn until_turn_over(h: &mut Harness, final_prefix: &'static str) {
+pub(super) fn until_turn_over(h: &mut Harness, final_prefix: &str) {
     for _ in 0..500 {
         let started = h
             .log
@@ -153,17 +138,11 @@ fn a_stalled_output_ends_the_turn_and_the_next_turns_work() {
     );
     let heard = heard_of(&h, 1);
     assert!(!heard.is_empty(), "part of the story played");
-    assert!(
-        h.short()
-            .iter()
-            .any(|e| e.starts_with("interrupted 1 Speaking OutputLost")),
-        "{:#?}",
-        h.short()
-    );
+    h.assert_has("interrupted 1 Speaking OutputLost");
     // The output is still gone: the next reply is text only and the turn ends.
     h.speak(&voice(600, 2));
     until_turn_over(&mut h, "final \"what time is it\"");
-    assert!(h.short().contains(&"text 3 \"It is noon.\"".to_string()));
+    h.assert_has_exactly("text 3 \"It is noon.\"");
     // The output is back: replies are spoken again.
     h.output_live = true;
     h.silence(200);
@@ -172,15 +151,11 @@ fn a_stalled_output_ends_the_turn_and_the_next_turns_work() {
     let h = h.finish();
     assert_eq!(
         h.chat_calls(),
-        vec![
-            format!(
-                "reply to \"tell me a story\": {:?} (Complete)",
-                STORY.concat()
-            ),
-            format!("truncate to {heard:?}"),
-            "reply to \"what time is it\": \"It is noon.\" (Complete)".to_string(),
-            "reply to \"and the date\": \"It is May.\" (Complete)".to_string(),
+        [
+            story_cut_then_the_time(&heard),
+            vec!["reply to \"and the date\": \"It is May.\" (Complete)".to_string()],
         ]
+        .concat()
     );
 }
 
@@ -199,17 +174,14 @@ fn a_lost_speaker_ends_the_reply_at_once_and_the_next_turn_plays() {
     let stopped = h.now.as_millis() as u64;
     h.until(3000, has("interrupted 1"));
     assert!(h.time_of("interrupted 1").expect("interrupted") <= stopped + 20);
-    assert!(h.short().contains(&"device lost speaker".to_string()));
+    h.assert_has_exactly("device lost speaker");
     let heard = heard_of(&h, 1);
     assert!(!heard.is_empty());
     // The backend re-opened the (new default) output.
     h.output_live = true;
     h.errors.device_restored("speaker", "laptop speakers");
     h.silence(200);
-    assert!(
-        h.short()
-            .contains(&"device restored speaker laptop speakers".to_string())
-    );
+    h.assert_has_exactly("device restored speaker laptop speakers");
     h.speak(&voice(600, 2));
     h.until(5000, has("audio finished 3"));
     let h = h.finish();
@@ -228,12 +200,12 @@ fn a_lost_microphone_drops_the_half_utterance_and_the_next_turns_work() {
     });
     h.silence(100);
     h.speak(&voice(500, 1));
-    assert!(h.short().contains(&"speech started".to_string()));
+    h.assert_has_exactly("speech started");
     h.input_live = false;
     h.errors
         .device_lost("microphone", "the input device stopped or was removed");
     h.silence(300);
-    assert!(h.short().contains(&"device lost microphone".to_string()));
+    h.assert_has_exactly("device lost microphone");
     h.handle.say("what is the date");
     h.until(3000, has("audio finished 1"));
     // The input is back (re-opened).
@@ -241,19 +213,11 @@ fn a_lost_microphone_drops_the_half_utterance_and_the_next_turns_work() {
     h.errors
         .device_restored("microphone", "built-in microphone");
     h.silence(300);
-    assert!(
-        h.short()
-            .contains(&"device restored microphone built-in microphone".to_string())
-    );
+    h.assert_has_exactly("device restored microphone built-in microphone");
     h.speak(&voice(600, 2));
     h.until(5000, has("audio finished 2"));
     let h = h.finish();
-    assert!(
-        h.short()
-            .contains(&"final \"what time is it\" -> 2".to_string()),
-        "{:#?}",
-        h.short()
-    );
+    h.assert_has_exactly("final \"what time is it\" -> 2");
     // The recognizer finished only the new utterance (its 200 ms pre-roll, 600 ms of speech,
     // 300 ms of end silence), not the lost one.
     assert_eq!(h.asr_samples(), vec![(200 + 600 + 300) * 16]);
@@ -263,14 +227,12 @@ fn a_lost_microphone_drops_the_half_utterance_and_the_next_turns_work() {
 /// was heard leaves the failed words out, and the next turn works.
 #[test]
 fn a_failed_segment_is_skipped_and_the_rest_of_the_reply_plays() {
-    let mut h = Harness::new(Setup {
+    let mut h = Harness::asked(Setup {
         finals: vec!["tell me a story", "go on"],
         replies: vec![STORY.to_vec(), vec!["It is noon."]],
         tts_fails_on: Some("king"),
         ..Setup::default()
     });
-    h.silence(100);
-    h.speak(&voice(700, 1));
     h.until(3000, has("audio started 1"));
     h.silence(100);
     h.speak(&voice(400, 2));
@@ -280,16 +242,10 @@ fn a_failed_segment_is_skipped_and_the_rest_of_the_reply_plays() {
         "{:#?}",
         h.log
             .iter()
-            .map(|(t, e)| format!("{t} {}", super::harness::short(e)))
+            .map(|(t, e)| format!("{t} {}", short(e)))
             .collect::<Vec<_>>()
     );
-    assert!(
-        h.short()
-            .iter()
-            .any(|e| e.starts_with("error speech synthesis failed")),
-        "{:#?}",
-        h.short()
-    );
+    h.assert_has("error speech synthesis failed");
     let heard = heard_of(&h, 1);
     assert!(!heard.contains("king"), "{heard:?}");
     assert!(

@@ -7,7 +7,8 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::mocks::{ChatLog, MockChat, MockSpeaker, MockTranscriber};
+use super::mocks::{ChatLog, MockChat, MockSpeaker, MockTranscriber, noise};
+use crate::TurnMetrics;
 use crate::clock::Clock;
 use crate::config::PipelineConfig;
 use crate::engines::energy::EnergyDetector;
@@ -222,6 +223,15 @@ impl Harness {
         self.collect();
     }
 
+    /// A loop that has just been asked something: 100 ms of quiet, then 700 ms of voice
+    /// (speech 100..800 ms), the opening of most scenarios.
+    pub(crate) fn asked(setup: Setup) -> Self {
+        let mut h = Self::new(setup);
+        h.silence(100);
+        h.speak(&voice(700, 1));
+        h
+    }
+
     /// Plays `audio` at the microphone, tick by tick.
     pub(crate) fn speak(&mut self, audio: &[f32]) {
         for chunk in audio.chunks(FRAME) {
@@ -261,6 +271,44 @@ impl Harness {
             .iter()
             .find(|(_, e)| short(e).starts_with(prefix))
             .map(|(t, _)| *t)
+    }
+
+    /// The events (short form) that start with `prefix`.
+    pub(crate) fn events_starting(&self, prefix: &str) -> Vec<String> {
+        self.short()
+            .into_iter()
+            .filter(|e| e.starts_with(prefix))
+            .collect()
+    }
+
+    /// How many events start with `prefix`.
+    pub(crate) fn count(&self, prefix: &str) -> usize {
+        self.events_starting(prefix).len()
+    }
+
+    /// Asserts that some event starts with `prefix`.
+    pub(crate) fn assert_has(&self, prefix: &str) {
+        assert!(self.time_of(prefix).is_some(), "{:#?}", self.short());
+    }
+
+    /// Asserts that some event is, in short form, exactly `event`.
+    pub(crate) fn assert_has_exactly(&self, event: &str) {
+        assert!(
+            self.short().iter().any(|e| e == event),
+            "{:#?}",
+            self.short()
+        );
+    }
+
+    /// The metrics of the latest turn in the report.
+    pub(crate) fn last_metrics(&self) -> TurnMetrics {
+        self.handle
+            .report()
+            .turns
+            .last()
+            .expect("a turn")
+            .metrics
+            .clone()
     }
 
     /// The chat engine's call log.
@@ -326,4 +374,28 @@ pub(crate) fn short(e: &Event) -> String {
         Event::ReplyPaused { turn } => format!("paused {}", turn.0),
         Event::ReplyResumed { turn, said } => format!("resumed {} after {said:?}", turn.0),
     }
+}
+
+/// `ms` of speech-like noise at the microphone (loud enough for the energy detector).
+pub(crate) fn voice(ms: u64, seed: u32) -> Vec<f32> {
+    let mut s = seed;
+    noise(&mut s, ms as usize * 16, 0.3)
+}
+
+/// Whether some event of the log starts with `prefix` (for [`Harness::until`]).
+pub(crate) fn has(prefix: &'static str) -> impl Fn(&[(u64, Event)]) -> bool {
+    move |log| log.iter().any(|(_, e)| short(e).starts_with(prefix))
+}
+
+/// Asserts the exact event sequence (short forms), given as its parts in order; shows the log
+/// with its times if it differs.
+pub(crate) fn assert_events(h: &Harness, parts: &[&[&str]]) {
+    let expected = parts.concat();
+    let got = h.short();
+    let timed: Vec<String> = h
+        .log
+        .iter()
+        .map(|(t, e)| format!("{t:>6} {}", short(e)))
+        .collect();
+    assert_eq!(got, expected, "event log:\n{}", timed.join("\n"));
 }

@@ -3,7 +3,7 @@
 //! for the context. Each must give an event and leave the next turn working.
 
 use std::fs::OpenOptions;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use pocket_llm::chat::HistoryPolicy;
 use pocket_llm::synth::{SynthQuant, SynthShape, synth_bytes};
@@ -32,11 +32,23 @@ fn chat(path: &Path, context: usize) -> LlmChat {
     .expect("model loads")
 }
 
-fn errors(h: &Harness) -> Vec<String> {
-    h.short()
-        .into_iter()
-        .filter(|e| e.starts_with("error"))
-        .collect()
+/// The loop answering with a fresh tiny model of `context` tokens, written into a temporary
+/// folder (returned to keep it while the test runs) at the returned path.
+fn loop_on_a_model(context: usize) -> (tempfile::TempDir, PathBuf, Harness) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("model.gguf");
+    write_model(&path);
+    let h = Harness::new(Setup {
+        chat: Some(Box::new(chat(&path, context))),
+        ..Setup::default()
+    });
+    (dir, path, h)
+}
+
+/// Types `text` and runs until its turn is over.
+fn typed_turn(h: &mut Harness, text: &str) {
+    h.handle.say(text);
+    until_turn_over(h, &format!("final {text:?}"));
 }
 
 /// The model file is truncated (as `cp` over it does first) between two turns: no crash (a
@@ -44,57 +56,40 @@ fn errors(h: &Harness) -> Vec<String> {
 /// answered by the model as loaded.
 #[test]
 fn a_model_file_truncated_under_a_loaded_engine_gives_an_event_and_no_crash() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join("model.gguf");
-    write_model(&path);
-    let mut h = Harness::new(Setup {
-        chat: Some(Box::new(chat(&path, 512))),
-        ..Setup::default()
-    });
-    h.handle.say("hello there");
-    until_turn_over(&mut h, "final \"hello there\"");
-    assert_eq!(errors(&h), Vec::<String>::new());
+    let (_dir, path, mut h) = loop_on_a_model(512);
+    typed_turn(&mut h, "hello there");
+    assert_eq!(h.events_starting("error"), Vec::<String>::new());
     OpenOptions::new()
         .write(true)
         .open(&path)
         .expect("open model")
         .set_len(4096)
         .expect("truncate model");
-    h.handle.say("are you still there");
-    until_turn_over(&mut h, "final \"are you still there\"");
-    h.handle.say("one more time");
-    until_turn_over(&mut h, "final \"one more time\"");
+    typed_turn(&mut h, "are you still there");
+    typed_turn(&mut h, "one more time");
     let h = h.finish();
-    let errs = errors(&h);
+    let errs = h.events_starting("error");
     assert_eq!(errs.len(), 1, "one event for one change: {errs:#?}");
     assert!(
         errs[0].contains("model.gguf") && errs[0].contains("changed on disk"),
         "{errs:#?}"
     );
     // Both later turns were answered.
-    let texts = h.short();
-    assert!(texts.iter().any(|e| e.starts_with("text 2 ")), "{texts:#?}");
-    assert!(texts.iter().any(|e| e.starts_with("text 3 ")), "{texts:#?}");
+    h.assert_has("text 2 ");
+    h.assert_has("text 3 ");
 }
 
 /// A turn that cannot fit the context even alone: an error event that says so, the turn
 /// ends, and the next short turn is answered.
 #[test]
 fn a_turn_too_long_for_the_context_gives_an_error_and_the_next_turn_works() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join("model.gguf");
-    write_model(&path);
-    let mut h = Harness::new(Setup {
-        chat: Some(Box::new(chat(&path, 160))),
-        ..Setup::default()
-    });
+    let (_dir, _, mut h) = loop_on_a_model(160);
     let long = "tell me about the sea and the sky ".repeat(20);
     h.handle.say(&long);
     until_turn_over(&mut h, "final \"tell me about");
-    h.handle.say("hi");
-    until_turn_over(&mut h, "final \"hi\"");
+    typed_turn(&mut h, "hi");
     let h = h.finish();
-    let errs = errors(&h);
+    let errs = h.events_starting("error");
     assert_eq!(errs.len(), 1, "{errs:#?}");
     assert!(errs[0].contains("too long"), "{errs:#?}");
     let events = h.short();

@@ -4,35 +4,34 @@
 
 use std::time::Duration;
 
-use super::harness::{EchoPath, Harness, Setup, short};
-use super::mocks::{LaggingDetector, noise};
+use super::harness::{EchoPath, Harness, Setup, assert_events, has, short, voice};
+use super::mocks::LaggingDetector;
 use crate::Event;
 use crate::engines::energy::EnergyDetector;
-
-/// `ms` of speech-like noise at the microphone (loud enough for the energy detector).
-pub(super) fn voice(ms: u64, seed: u32) -> Vec<f32> {
-    let mut s = seed;
-    noise(&mut s, ms as usize * 16, 0.3)
-}
-
-pub(super) fn has(prefix: &'static str) -> impl Fn(&[(u64, Event)]) -> bool {
-    move |log| log.iter().any(|(_, e)| short(e).starts_with(prefix))
-}
-
-pub(super) fn assert_events(h: &Harness, expected: &[&str]) {
-    let got = h.short();
-    let timed: Vec<String> = h
-        .log
-        .iter()
-        .map(|(t, e)| format!("{t:>6} {}", short(e)))
-        .collect();
-    assert_eq!(got, expected, "event log:\n{}", timed.join("\n"));
-}
 
 /// Output samples (16 kHz) between two times in ms.
 fn output_between(h: &Harness, from_ms: u64, to_ms: u64) -> &[f32] {
     let end = ((to_ms as usize) * 16).min(h.output.len());
     &h.output[((from_ms as usize) * 16).min(end)..end]
+}
+
+/// Whether the output played something between two times in ms.
+fn sounds_between(h: &Harness, from_ms: u64, to_ms: u64) -> bool {
+    output_between(h, from_ms, to_ms).iter().any(|&x| x != 0.0)
+}
+
+/// Whether the output was silent between two times in ms.
+fn silent_between(h: &Harness, from_ms: u64, to_ms: u64) -> bool {
+    output_between(h, from_ms, to_ms).iter().all(|&x| x == 0.0)
+}
+
+/// Time (ms) of the second onset: the user speaking again (over a reply).
+fn second_onset(h: &Harness) -> Option<u64> {
+    h.log
+        .iter()
+        .filter(|(_, e)| matches!(e, Event::SpeechStarted))
+        .nth(1)
+        .map(|(t, _)| *t)
 }
 
 pub(super) const STORY: [&str; 4] = [
@@ -42,37 +41,80 @@ pub(super) const STORY: [&str; 4] = [
     " The first one was very tall.",
 ];
 
+/// The chat's log line of [`STORY`] told whole.
+pub(super) fn story_told() -> String {
+    format!(
+        "reply to \"tell me a story\": {:?} (Complete)",
+        STORY.concat()
+    )
+}
+
+/// The events of "what time is it" said over 100..800 ms: heard as turn 1, the loop thinking.
+pub(super) const TIME_ASKED: [&str; 7] = [
+    "state Listening",
+    "speech started",
+    "partial \"what...\"",
+    "partial \"what...\"",
+    "speech stopped",
+    "final \"what time is it\" -> 1",
+    "state Thinking",
+];
+
+/// The events of "tell me a story" said over 100..800 ms: heard as turn 1, the loop thinking.
+const STORY_ASKED: [&str; 7] = [
+    "state Listening",
+    "speech started",
+    "partial \"tell...\"",
+    "partial \"tell...\"",
+    "speech stopped",
+    "final \"tell me a story\" -> 1",
+    "state Thinking",
+];
+
+/// After [`STORY_ASKED`]: the first three phrases of [`STORY`] written, the first two playing.
+const STORY_PLAYING: [&str; 6] = [
+    "text 1 \"Once upon a time,\"",
+    "text 1 \" there was a king\"",
+    "audio started 1",
+    "latency 1 complete=true",
+    "state Speaking",
+    "text 1 \" who had three daughters.\"",
+];
+
+/// The reply of turn 3 (the second question's), its text written: it plays to its end.
+const SECOND_REPLY_PLAYS: [&str; 5] = [
+    "audio started 3",
+    "latency 3 complete=true",
+    "state Speaking",
+    "audio finished 3",
+    "state Listening",
+];
+
 #[test]
 fn normal_turn() {
-    let mut h = Harness::new(Setup {
+    let mut h = Harness::asked(Setup {
         finals: vec!["what time is it"],
         replies: vec![vec!["It is", " noon", ". Have", " a nice", " day."]],
         ..Setup::default()
     });
-    h.silence(100);
-    h.speak(&voice(700, 1));
     h.until(5000, has("audio finished"));
     let h = h.finish();
     assert_events(
         &h,
         &[
-            "state Listening",
-            "speech started",
-            "partial \"what...\"",
-            "partial \"what...\"",
-            "speech stopped",
-            "final \"what time is it\" -> 1",
-            "state Thinking",
-            "text 1 \"It is\"",
-            "text 1 \" noon\"",
-            "text 1 \". Have\"",
-            "audio started 1",
-            "latency 1 complete=true",
-            "state Speaking",
-            "text 1 \" a nice\"",
-            "text 1 \" day.\"",
-            "audio finished 1",
-            "state Listening",
+            &TIME_ASKED,
+            &[
+                "text 1 \"It is\"",
+                "text 1 \" noon\"",
+                "text 1 \". Have\"",
+                "audio started 1",
+                "latency 1 complete=true",
+                "state Speaking",
+                "text 1 \" a nice\"",
+                "text 1 \" day.\"",
+                "audio finished 1",
+                "state Listening",
+            ],
         ],
     );
     // Speech 100..800 ms, endpoint after 300 ms of silence; the first segment ("It is noon.")
@@ -105,7 +147,7 @@ fn normal_turn() {
 /// A turn over a detector that trails the end of speech by 150 ms, with the voice followed by
 /// `after` (silence, or a steady background at some level).
 fn endpoint_with_lagging_detector(after: Vec<f32>) -> Option<u64> {
-    let mut h = Harness::new(Setup {
+    let mut h = Harness::asked(Setup {
         finals: vec!["what time is it"],
         replies: vec![vec!["It is noon."]],
         detector: Box::new(LaggingDetector {
@@ -115,8 +157,6 @@ fn endpoint_with_lagging_detector(after: Vec<f32>) -> Option<u64> {
         }),
         ..Setup::default()
     });
-    h.silence(100);
-    h.speak(&voice(700, 1));
     h.speak(&after);
     h.until(5000, has("audio finished"));
     h.finish().time_of("speech stopped")
@@ -150,17 +190,11 @@ fn without_speculation_an_early_final_prefills_the_model_before_the_endpoint() {
         ..Setup::default()
     };
     setup.config.speculative_reply = false;
-    let mut h = Harness::new(setup);
-    h.silence(100);
-    h.speak(&voice(700, 1));
+    let mut h = Harness::asked(setup);
     h.until(5000, has("audio finished"));
     let h = h.finish();
     // The hint is no event: the sequence is a normal turn's.
-    let events = h.short();
-    assert!(
-        events.iter().any(|e| e == "final \"what time is it\" -> 1"),
-        "{events:?}"
-    );
+    h.assert_has_exactly("final \"what time is it\" -> 1");
     assert_eq!(h.time_of("speech stopped"), Some(1100));
     assert_eq!(
         h.chat_calls(),
@@ -200,14 +234,12 @@ fn partials_run_through_the_model_while_the_user_speaks() {
 
 #[test]
 fn barge_in_while_thinking() {
-    let mut h = Harness::new(Setup {
+    let mut h = Harness::asked(Setup {
         finals: vec!["tell me a story", "no wait, what time is it"],
         replies: vec![vec!["Once", " upon", " a time."], vec!["Noon."]],
         piece_delay: Duration::from_millis(300),
         ..Setup::default()
     });
-    h.silence(100);
-    h.speak(&voice(700, 1));
     h.until(2000, has("state Thinking"));
     h.speak(&voice(600, 2));
     h.until(5000, has("audio finished"));
@@ -215,30 +247,22 @@ fn barge_in_while_thinking() {
     assert_events(
         &h,
         &[
-            "state Listening",
-            "speech started",
-            "partial \"tell...\"",
-            "partial \"tell...\"",
-            "speech stopped",
-            "final \"tell me a story\" -> 1",
-            "state Thinking",
-            "speech started",
-            "paused 1",
-            "text 1 \"Once\"",
-            "partial \"no...\"",
-            "text 1 \" upon\"",
-            "text 1 \" a time.\"",
-            "speech stopped",
-            "state Listening",
-            "final \"no wait, what time is it\" -> 3",
-            "state Thinking",
-            "interrupted 1 Thinking UserSpeech heard \"\"",
-            "text 3 \"Noon.\"",
-            "audio started 3",
-            "latency 3 complete=true",
-            "state Speaking",
-            "audio finished 3",
-            "state Listening",
+            &STORY_ASKED,
+            &[
+                "speech started",
+                "paused 1",
+                "text 1 \"Once\"",
+                "partial \"no...\"",
+                "text 1 \" upon\"",
+                "text 1 \" a time.\"",
+                "speech stopped",
+                "state Listening",
+                "final \"no wait, what time is it\" -> 3",
+                "state Thinking",
+                "interrupted 1 Thinking UserSpeech heard \"\"",
+                "text 3 \"Noon.\"",
+            ],
+            &SECOND_REPLY_PLAYS,
         ],
     );
     // The reply was paused at the onset (the model finished it meanwhile) and cut off when the
@@ -262,15 +286,13 @@ fn barge_in_while_thinking() {
 /// being spoken decide.
 #[test]
 fn a_final_that_comes_while_the_user_speaks_again_waits_for_the_new_words() {
-    let mut h = Harness::new(Setup {
+    let mut h = Harness::asked(Setup {
         finals: vec!["what is the capital", "of France"],
         replies: vec![vec!["The capital", " of what?"], vec!["Paris."]],
         piece_delay: Duration::from_millis(50),
         final_delay: Some(Duration::from_millis(500)),
         ..Setup::default()
     });
-    h.silence(100);
-    h.speak(&voice(700, 1));
     h.until(1000, has("speech stopped"));
     h.silence(50);
     h.speak(&voice(900, 2));
@@ -279,30 +301,28 @@ fn a_final_that_comes_while_the_user_speaks_again_waits_for_the_new_words() {
     assert_events(
         &h,
         &[
-            "state Listening",
-            "speech started",
-            "partial \"what...\"",
-            "partial \"what...\"",
-            "speech stopped",
-            "speech started",
-            "final \"what is the capital\" -> 1",
-            "state Thinking",
-            "paused 1",
-            "partial \"of...\"",
-            "text 1 \"The capital\"",
-            "text 1 \" of what?\"",
-            "partial \"of...\"",
-            "speech stopped",
-            "state Listening",
-            "final \"of France\" -> 3",
-            "state Thinking",
-            "interrupted 1 Thinking UserSpeech heard \"\"",
-            "text 3 \"Paris.\"",
-            "audio started 3",
-            "latency 3 complete=true",
-            "state Speaking",
-            "audio finished 3",
-            "state Listening",
+            &[
+                "state Listening",
+                "speech started",
+                "partial \"what...\"",
+                "partial \"what...\"",
+                "speech stopped",
+                "speech started",
+                "final \"what is the capital\" -> 1",
+                "state Thinking",
+                "paused 1",
+                "partial \"of...\"",
+                "text 1 \"The capital\"",
+                "text 1 \" of what?\"",
+                "partial \"of...\"",
+                "speech stopped",
+                "state Listening",
+                "final \"of France\" -> 3",
+                "state Thinking",
+                "interrupted 1 Thinking UserSpeech heard \"\"",
+                "text 3 \"Paris.\"",
+            ],
+            &SECOND_REPLY_PLAYS,
         ],
     );
 }
@@ -314,59 +334,32 @@ fn barge_in_while_speaking() {
     assert_events(
         &h,
         &[
-            "state Listening",
-            "speech started",
-            "partial \"tell...\"",
-            "partial \"tell...\"",
-            "speech stopped",
-            "final \"tell me a story\" -> 1",
-            "state Thinking",
-            "text 1 \"Once upon a time,\"",
-            "text 1 \" there was a king\"",
-            "audio started 1",
-            "latency 1 complete=true",
-            "state Speaking",
-            "text 1 \" who had three daughters.\"",
-            "text 1 \" The first one was very tall.\"",
-            "speech started",
-            "paused 1",
-            "partial \"stop...\"",
-            "speech stopped",
-            "partial \"stop...\"",
-            "state Listening",
-            "final \"stop\" -> 3",
-            "state Thinking",
-            &format!("interrupted 1 Speaking UserSpeech heard {heard:?}"),
-            "text 3 \"Okay.\"",
-            "audio started 3",
-            "latency 3 complete=true",
-            "state Speaking",
-            "audio finished 3",
-            "state Listening",
+            &STORY_ASKED,
+            &STORY_PLAYING,
+            &[
+                "text 1 \" The first one was very tall.\"",
+                "speech started",
+                "paused 1",
+                "partial \"stop...\"",
+                "speech stopped",
+                "partial \"stop...\"",
+                "state Listening",
+                "final \"stop\" -> 3",
+                "state Thinking",
+                &format!("interrupted 1 Speaking UserSpeech heard {heard:?}"),
+                "text 3 \"Okay.\"",
+            ],
+            &SECOND_REPLY_PLAYS,
         ],
     );
     // Output is silent from the first callback after the onset was detected (one 10 ms tick:
     // the stop time) until the next reply starts.
     let onset = h.time_of("speech started 1").unwrap_or(0);
-    let onset = h
-        .log
-        .iter()
-        .filter(|(_, e)| matches!(e, Event::SpeechStarted))
-        .nth(1)
-        .map(|(t, _)| *t)
-        .unwrap_or(onset);
+    let onset = second_onset(&h).unwrap_or(onset);
     let next = h.time_of("audio started 3").expect("second reply");
-    assert!(
-        output_between(&h, onset - 20, onset)
-            .iter()
-            .any(|&x| x != 0.0)
-    );
+    assert!(sounds_between(&h, onset - 20, onset));
     // (The tick at `next` reports the first fill of the next reply, one tick earlier.)
-    assert!(
-        output_between(&h, onset, next - 20)
-            .iter()
-            .all(|&x| x == 0.0)
-    );
+    assert!(silent_between(&h, onset, next - 20));
     assert_eq!(
         h.handle.report().barge_in_stop_ms.map(|p| p.p50),
         Some(10.0)
@@ -400,13 +393,11 @@ fn over_the_story(
     max_ms: u64,
     done: impl Fn(&[(u64, Event)]) -> bool,
 ) -> Harness {
-    let mut h = Harness::new(Setup {
+    let mut h = Harness::asked(Setup {
         finals: vec!["tell me a story", said],
         replies: vec![STORY.to_vec(), vec!["Okay."]],
         ..Setup::default()
     });
-    h.silence(100);
-    h.speak(&voice(700, 1));
     h.until(3000, has("audio started"));
     h.silence(300);
     h.speak(&voice(speech_ms, 2));
@@ -419,10 +410,7 @@ fn a_backchannel_over_the_reply_does_not_interrupt_it() {
     for said in ["mm-hmm", ""] {
         let h = backchannel_over_reply(said);
         let log = h.short();
-        assert!(
-            !log.iter().any(|e| e.starts_with("interrupted")),
-            "{said:?}: {log:#?}"
-        );
+        assert!(h.time_of("interrupted").is_none(), "{said:?}: {log:#?}");
         let paused = h.time_of("paused 1").expect("paused at the onset");
         let resumed = h
             .time_of(&format!("resumed 1 after {said:?}"))
@@ -435,29 +423,11 @@ fn a_backchannel_over_the_reply_does_not_interrupt_it() {
         );
         // Playing before the onset, silent from the first tick after it until the resume,
         // playing again after.
-        assert!(
-            output_between(&h, paused - 20, paused)
-                .iter()
-                .any(|&x| x != 0.0)
-        );
-        assert!(
-            output_between(&h, paused + 10, resumed)
-                .iter()
-                .all(|&x| x == 0.0)
-        );
-        assert!(
-            output_between(&h, resumed, resumed + 60)
-                .iter()
-                .any(|&x| x != 0.0)
-        );
+        assert!(sounds_between(&h, paused - 20, paused));
+        assert!(silent_between(&h, paused + 10, resumed));
+        assert!(sounds_between(&h, resumed, resumed + 60));
         // The whole reply was said and kept; the backchannel never reached the model.
-        assert_eq!(
-            h.chat_calls(),
-            vec![format!(
-                "reply to \"tell me a story\": {:?} (Complete)",
-                STORY.concat()
-            )]
-        );
+        assert_eq!(h.chat_calls(), vec![story_told()]);
         let report = h.handle.report();
         assert_eq!(report.turns.len(), 1);
         assert_eq!(report.turns[0].heard, None);
@@ -480,7 +450,7 @@ fn speech_over_a_paused_reply_that_goes_on_too_long_cuts_it_off() {
 
 #[test]
 fn rapid_double_barge_in() {
-    let mut h = Harness::new(Setup {
+    let mut h = Harness::asked(Setup {
         finals: vec!["tell me a story", "no, a poem", "actually, the time"],
         replies: vec![
             STORY[..3].to_vec(),
@@ -490,8 +460,6 @@ fn rapid_double_barge_in() {
         piece_delay: Duration::from_millis(50),
         ..Setup::default()
     });
-    h.silence(100);
-    h.speak(&voice(700, 1));
     h.until(3000, has("audio started"));
     h.silence(200);
     h.speak(&voice(400, 2));
@@ -502,47 +470,38 @@ fn rapid_double_barge_in() {
     assert_events(
         &h,
         &[
-            "state Listening",
-            "speech started",
-            "partial \"tell...\"",
-            "partial \"tell...\"",
-            "speech stopped",
-            "final \"tell me a story\" -> 1",
-            "state Thinking",
-            "text 1 \"Once upon a time,\"",
-            "text 1 \" there was a king\"",
-            "audio started 1",
-            "latency 1 complete=true",
-            "state Speaking",
-            "text 1 \" who had three daughters.\"",
-            "speech started",
-            "paused 1",
-            "partial \"no,...\"",
-            "speech stopped",
-            "state Listening",
-            "final \"no, a poem\" -> 3",
-            "state Thinking",
-            "interrupted 1 Speaking UserSpeech heard \"Once upon a time, there was a king who had\"",
-            "text 3 \"Roses\"",
-            "text 3 \" are red,\"",
-            "text 3 \" violets are blue.\"",
-            "audio started 3",
-            "latency 3 complete=true",
-            "state Speaking",
-            "speech started",
-            "paused 3",
-            "partial \"actually,...\"",
-            "speech stopped",
-            "state Listening",
-            "final \"actually, the time\" -> 5",
-            "state Thinking",
-            "interrupted 3 Speaking UserSpeech heard \"\"",
-            "text 5 \"It is noon.\"",
-            "audio started 5",
-            "latency 5 complete=true",
-            "state Speaking",
-            "audio finished 5",
-            "state Listening",
+            &STORY_ASKED,
+            &STORY_PLAYING,
+            &[
+                "speech started",
+                "paused 1",
+                "partial \"no,...\"",
+                "speech stopped",
+                "state Listening",
+                "final \"no, a poem\" -> 3",
+                "state Thinking",
+                "interrupted 1 Speaking UserSpeech heard \"Once upon a time, there was a king who had\"",
+                "text 3 \"Roses\"",
+                "text 3 \" are red,\"",
+                "text 3 \" violets are blue.\"",
+                "audio started 3",
+                "latency 3 complete=true",
+                "state Speaking",
+                "speech started",
+                "paused 3",
+                "partial \"actually,...\"",
+                "speech stopped",
+                "state Listening",
+                "final \"actually, the time\" -> 5",
+                "state Thinking",
+                "interrupted 3 Speaking UserSpeech heard \"\"",
+                "text 5 \"It is noon.\"",
+                "audio started 5",
+                "latency 5 complete=true",
+                "state Speaking",
+                "audio finished 5",
+                "state Listening",
+            ],
         ],
     );
     assert_eq!(
@@ -559,13 +518,11 @@ fn rapid_double_barge_in() {
 
 #[test]
 fn cough_does_not_interrupt() {
-    let mut h = Harness::new(Setup {
+    let mut h = Harness::asked(Setup {
         finals: vec!["tell me a story"],
         replies: vec![STORY[..3].to_vec()],
         ..Setup::default()
     });
-    h.silence(100);
-    h.speak(&voice(700, 1));
     h.until(3000, has("audio started"));
     h.silence(100);
     h.speak(&voice(120, 5)); // 120 ms burst < 200 ms minimum speech
@@ -574,21 +531,9 @@ fn cough_does_not_interrupt() {
     assert_events(
         &h,
         &[
-            "state Listening",
-            "speech started",
-            "partial \"tell...\"",
-            "partial \"tell...\"",
-            "speech stopped",
-            "final \"tell me a story\" -> 1",
-            "state Thinking",
-            "text 1 \"Once upon a time,\"",
-            "text 1 \" there was a king\"",
-            "audio started 1",
-            "latency 1 complete=true",
-            "state Speaking",
-            "text 1 \" who had three daughters.\"",
-            "audio finished 1",
-            "state Listening",
+            &STORY_ASKED,
+            &STORY_PLAYING,
+            &["audio finished 1", "state Listening"],
         ],
     );
     assert_eq!(
@@ -621,9 +566,7 @@ fn echo_run(echo_cancel: bool, user: Option<&[f32]>) -> Harness {
         ..Setup::default()
     };
     setup.config.echo_cancel = echo_cancel;
-    let mut h = Harness::new(setup);
-    h.silence(100);
-    h.speak(&voice(700, 1));
+    let mut h = Harness::asked(setup);
     h.until(3000, has("audio started"));
     if let Some(u) = user {
         h.silence(500);
@@ -651,35 +594,22 @@ fn echo_does_not_interrupt() {
     // With echo cancellation the reply plays to the end: no self barge-in.
     let h = echo_run(true, None);
     let got = h.short();
-    assert!(got.contains(&"audio finished 1".to_string()), "{got:#?}");
+    h.assert_has_exactly("audio finished 1");
     assert_eq!(
         got.iter().filter(|e| *e == "speech started").count(),
         1,
         "{got:#?}"
     );
-    assert!(
-        !got.iter().any(|e| e.starts_with("interrupted")),
-        "{got:#?}"
-    );
+    assert!(h.time_of("interrupted").is_none(), "{got:#?}");
     // The control: the same echo without cancellation interrupts the assistant itself.
-    let h = echo_run(false, None);
-    assert!(
-        h.short().iter().any(|e| e.starts_with("interrupted 1")),
-        "{:#?}",
-        h.short()
-    );
+    echo_run(false, None).assert_has("interrupted 1");
 }
 
 #[test]
 fn real_voice_over_echo_still_barges_in() {
     let voice = jfk();
     let h = echo_run(true, Some(&voice[..16_000 * 3]));
-    let got = h.short();
-    assert!(
-        got.iter()
-            .any(|e| e.starts_with("interrupted 1 Speaking UserSpeech")),
-        "{got:#?}"
-    );
+    h.assert_has("interrupted 1 Speaking UserSpeech");
     // Detected within 300 ms of the minimum speech time after the voice's first loud frame:
     // the echo canceller kept the near-end voice.
     let reply_start = h.time_of("audio started 1").expect("reply played");
@@ -689,13 +619,7 @@ fn real_voice_over_echo_still_barges_in() {
         .expect("jfk has speech") as u64
         * 10;
     let voice_start = reply_start + 500 + first_loud + 200;
-    let barge = h
-        .log
-        .iter()
-        .filter(|(_, e)| matches!(e, Event::SpeechStarted))
-        .nth(1)
-        .map(|(t, _)| *t)
-        .expect("barge-in");
+    let barge = second_onset(&h).expect("barge-in");
     assert!(
         barge.abs_diff(voice_start) <= 300,
         "barge-in at {barge} ms, voice plus minimum speech at {voice_start} ms"
@@ -707,14 +631,12 @@ fn real_voice_over_echo_still_barges_in() {
 /// not to the next one, which plays without a gap.
 #[test]
 fn underruns_go_to_the_turn_whose_reply_ran_dry() {
-    let mut h = Harness::new(Setup {
+    let mut h = Harness::asked(Setup {
         finals: vec!["tell me a story", "what time is it"],
         replies: vec![STORY.to_vec(), vec!["It is noon."]],
         piece_delay: Duration::from_millis(300),
         ..Setup::default()
     });
-    h.silence(100);
-    h.speak(&voice(700, 1));
     h.until(10_000, has("audio finished 1"));
     h.silence(300);
     h.speak(&voice(700, 2));

@@ -9,14 +9,15 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::harness::{Harness, Setup};
+use super::harness::{Harness, Setup, has, voice};
 use super::mocks::{ChatLog, MockChat};
-use super::scenarios::{has, voice};
 use crate::clock::Clock;
 use crate::config::{EndpointMode, SemanticEndpoint};
 
+/// Semantic endpointing, asked (speech 100..800 ms) with `finals`, `pause_texts` decoded at
+/// the pauses.
 fn semantic(finals: Vec<&'static str>, pause_texts: Vec<&'static str>) -> Harness {
-    Harness::new(semantic_setup(finals, pause_texts))
+    Harness::asked(semantic_setup(finals, pause_texts))
 }
 
 fn semantic_setup(finals: Vec<&'static str>, pause_texts: Vec<&'static str>) -> Setup {
@@ -39,17 +40,12 @@ fn semantic_setup(finals: Vec<&'static str>, pause_texts: Vec<&'static str>) -> 
     setup
 }
 
-/// Speech 100..800 ms, a 700 ms pause, speech 1500..1900 ms; runs until the reply played.
+/// After the speech at 100..800 ms, a 700 ms pause, speech 1500..1900 ms; runs until the
+/// reply played.
 fn speak_paused_sentence(h: &mut Harness) {
-    h.silence(100);
-    h.speak(&voice(700, 1));
     h.silence(700);
     h.speak(&voice(400, 2));
     h.until(6000, has("audio finished"));
-}
-
-fn count(h: &Harness, prefix: &str) -> usize {
-    h.short().iter().filter(|e| e.starts_with(prefix)).count()
 }
 
 #[test]
@@ -58,26 +54,17 @@ fn whole_words_end_the_turn_at_the_decision_silence() {
         vec!["what is the capital of france"],
         vec!["what is the capital of france"],
     );
-    h.silence(100);
-    h.speak(&voice(700, 1));
     h.until(5000, has("audio finished"));
     // Speech 100..800 ms, judged whole at 900 ms (100 ms of silence), ended at 950 ms (the
     // fixed rule here: 1100 ms).
     assert_eq!(h.time_of("speech stopped"), Some(950));
-    assert_eq!(count(&h, "still listening"), 0);
+    assert_eq!(h.count("still listening"), 0);
     let calls = h.chat_calls();
     assert!(
         calls.contains(&"judge \"what is the capital of france\": 0.9".to_string()),
         "{calls:?}"
     );
-    let m = h
-        .handle
-        .report()
-        .turns
-        .last()
-        .expect("a turn")
-        .metrics
-        .clone();
+    let m = h.last_metrics();
     assert_eq!(m.turn_complete_p, Some(f64::from(0.9f32)));
     assert!(m.speculative, "the reply was made from the words judged");
     h.finish();
@@ -90,9 +77,9 @@ fn a_sentence_paused_at_of_is_one_turn() {
         vec!["what is the capital of", "what is the capital of france"],
     );
     speak_paused_sentence(&mut h);
-    assert_eq!(count(&h, "speech stopped"), 1);
-    assert_eq!(count(&h, "final"), 1);
-    assert_eq!(count(&h, "still listening"), 1);
+    assert_eq!(h.count("speech stopped"), 1);
+    assert_eq!(h.count("final"), 1);
+    assert_eq!(h.count("still listening"), 1);
     // The second part ends at 1900 ms: judged whole 100 ms later, ended at 150 ms.
     assert_eq!(h.time_of("speech stopped"), Some(2050));
     let calls = h.chat_calls();
@@ -121,10 +108,10 @@ fn a_judge_of_its_own_decides_and_the_answering_model_only_replies() {
         log: judged.clone(),
         last: None,
     }));
-    let mut h = Harness::new(setup);
+    let mut h = Harness::asked(setup);
     speak_paused_sentence(&mut h);
-    assert_eq!(count(&h, "final"), 1);
-    assert_eq!(count(&h, "still listening"), 1);
+    assert_eq!(h.count("final"), 1);
+    assert_eq!(h.count("still listening"), 1);
     assert_eq!(h.time_of("speech stopped"), Some(2050));
     let judged = judged.lock().expect("log").clone();
     assert_eq!(
@@ -156,8 +143,8 @@ fn a_doubted_last_word_does_not_end_the_turn() {
         ],
     );
     speak_paused_sentence(&mut h);
-    assert_eq!(count(&h, "speech stopped"), 1);
-    assert_eq!(count(&h, "still listening"), 1);
+    assert_eq!(h.count("speech stopped"), 1);
+    assert_eq!(h.count("still listening"), 1);
     let calls = h.chat_calls();
     assert!(
         calls.contains(&"judge \"what time does the sun sound\": 0.9".to_string()),
@@ -170,10 +157,8 @@ fn a_doubted_last_word_does_not_end_the_turn() {
 #[test]
 fn words_never_whole_end_the_turn_at_the_fallback() {
     let mut h = semantic(vec!["tell me about the"], vec!["tell me about the"]);
-    h.silence(100);
-    h.speak(&voice(700, 1));
     h.until(5000, has("audio finished"));
-    assert_eq!(count(&h, "still listening"), 1);
+    assert_eq!(h.count("still listening"), 1);
     assert_eq!(h.time_of("speech stopped"), Some(1800));
     h.finish();
 }
@@ -186,9 +171,7 @@ fn a_question_the_model_doubts_a_little_waits_between_the_two() {
         let mut setup = semantic_setup(vec![text], vec![text]);
         setup.config.endpoint.semantic.threshold = 0.95;
         setup.config.endpoint.semantic.question_threshold = 0.5;
-        let mut h = Harness::new(setup);
-        h.silence(100);
-        h.speak(&voice(700, 1));
+        let mut h = Harness::asked(setup);
         h.until(5000, has("audio finished"));
         let stopped = h.time_of("speech stopped");
         h.finish();
@@ -204,8 +187,6 @@ fn a_question_the_model_doubts_a_little_waits_between_the_two() {
 fn without_a_judgement_the_fixed_rule_decides() {
     // The recognizer has nothing at the pause (an empty decode): no judgement comes.
     let mut h = semantic(vec!["hello there"], vec![""]);
-    h.silence(100);
-    h.speak(&voice(700, 1));
     h.until(5000, has("audio finished"));
     assert_eq!(h.time_of("speech stopped"), Some(1100));
     h.finish();

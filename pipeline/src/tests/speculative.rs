@@ -5,8 +5,8 @@
 
 use std::time::Duration;
 
-use super::harness::{Harness, Setup};
-use super::scenarios::{assert_events, has, voice};
+use super::harness::{Harness, Setup, assert_events, has, voice};
+use super::scenarios::TIME_ASKED;
 
 /// Speech 100..800 ms with a 200 ms pre-roll: 900 ms of utterance audio is 200 ms into the
 /// end-of-speech wait (the endpoint comes at 300 ms of silence).
@@ -23,16 +23,13 @@ fn first_sound_ms(h: &Harness) -> Option<u64> {
 /// A loop whose recognizer offers `early` (or the final itself) as the early final, after the
 /// user said 700 ms of something (from 100 ms on).
 fn asked(finals: &'static str, early: Option<&'static str>, reply: Vec<&'static str>) -> Harness {
-    let mut h = Harness::new(Setup {
+    Harness::asked(Setup {
         finals: vec![finals],
         early_finals: early.into_iter().collect(),
         replies: vec![reply],
         early_final_after_ms: Some(EARLY_AFTER_MS),
         ..Setup::default()
-    });
-    h.silence(100);
-    h.speak(&voice(700, 1));
-    h
+    })
 }
 
 #[test]
@@ -48,19 +45,15 @@ fn a_reply_made_ahead_plays_at_the_endpoint() {
     assert_events(
         &h,
         &[
-            "state Listening",
-            "speech started",
-            "partial \"what...\"",
-            "partial \"what...\"",
-            "speech stopped",
-            "final \"what time is it\" -> 1",
-            "state Thinking",
-            "text 1 \"It is noon. Have a nice day.\"",
-            "audio started 1",
-            "latency 1 complete=true",
-            "state Speaking",
-            "audio finished 1",
-            "state Listening",
+            &TIME_ASKED,
+            &[
+                "text 1 \"It is noon. Have a nice day.\"",
+                "audio started 1",
+                "latency 1 complete=true",
+                "state Speaking",
+                "audio finished 1",
+                "state Listening",
+            ],
         ],
     );
     assert_eq!(h.time_of("speech stopped"), Some(1100));
@@ -142,13 +135,7 @@ fn a_different_final_replaces_the_reply_made_ahead() {
     );
     h.until(5000, has("audio finished"));
     let h = h.finish();
-    assert!(
-        h.short()
-            .iter()
-            .any(|e| e == "final \"what time is it\" -> 3"),
-        "{:?}",
-        h.short()
-    );
+    h.assert_has_exactly("final \"what time is it\" -> 3");
     let calls = h.chat_calls();
     assert_eq!(calls[1], "forget", "{calls:?}");
     assert_eq!(
@@ -169,15 +156,13 @@ fn a_slow_first_phrase_is_cut_when_due() {
     let run = |due: Option<Duration>| {
         let mut config = Setup::default().config;
         config.first_piece_due = due;
-        let mut h = Harness::new(Setup {
+        let mut h = Harness::asked(Setup {
             finals: vec!["what is seven times eight"],
             replies: vec![reply.clone()],
             piece_delay: Duration::from_millis(50),
             config,
             ..Setup::default()
         });
-        h.silence(100);
-        h.speak(&voice(700, 1));
         h.until(5000, has("audio finished"));
         let h = h.finish();
         let report = h.handle.report();

@@ -312,4 +312,26 @@ mod tests {
         assert_eq!(detect_language("안녕하세요 반갑습니다"), Some("ko"));
         assert_eq!(detect_language("1234 !!"), None);
     }
+
+    #[test]
+    fn each_listed_language_wins_on_its_own_words() {
+        for (code, text) in [
+            ("pt", "o a de que e do"),
+            ("it", "il la di che e un"),
+            ("nl", "de het een en van is"),
+            ("pl", "i w nie się na jest"),
+            ("vi", "và của là có không được"),
+            ("sw", "na ya wa kwa ni za"),
+            ("fi", "ja on ei se että oli"),
+            ("uk", "і в не на що я"),
+            ("bg", "и в не на да е"),
+            ("ar", "في من على أن إلى هذا"),
+            ("fa", "و در به از که این"),
+            ("ur", "کے میں کی ہے اور کا"),
+            ("mr", "आहे आणि या व हे की"),
+            ("ne", "छ र को मा पनि हो"),
+        ] {
+            assert_eq!(detect_language(text), Some(code), "{text}");
+        }
+    }
 }

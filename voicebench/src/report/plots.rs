@@ -236,3 +236,87 @@ fn stages(root: &Area, report: &Report) -> Result<()> {
         .map_err(plot_err)?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{ScoreRow, build};
+    use crate::sample::{Sample, SampleKey};
+
+    fn timed_record(subset: &str, index: u64, ms: f64) -> Record {
+        let sample = Sample {
+            sample_key: SampleKey {
+                subset: subset.into(),
+                split: "test".into(),
+                index,
+            },
+            ..Default::default()
+        };
+        let mut record = Record::from_sample(&sample, "yes");
+        for key in [
+            "first_audio",
+            "response",
+            "asr",
+            "llm_first_token",
+            "to_output",
+        ] {
+            record.timings.insert(key.to_string(), ms);
+        }
+        record
+    }
+
+    fn read_svg(dir: &Path, name: &str) -> Result<String> {
+        let path = dir.join(name);
+        std::fs::read_to_string(&path).map_err(|e| VoiceBenchError::io(&path, e))
+    }
+
+    #[test]
+    fn each_plot_with_data_is_written_with_its_labels() -> Result<()> {
+        let dir = tempfile::tempdir().map_err(|e| VoiceBenchError::io("tempdir", e))?;
+        let records = [
+            timed_record("bbh", 0, 120.0),
+            timed_record("bbh", 1, 80.0),
+            timed_record("sd-qa", 0, 200.0),
+        ];
+        let mut report = build(vec![], &records, &[]);
+        report.scores.push(ScoreRow {
+            subset: "bbh".into(),
+            split: "test".into(),
+            scorer: "Bbh".into(),
+            n: 2,
+            score: Some(62.5),
+            metrics: Default::default(),
+            fallbacks: 0,
+            errors: 0,
+            failures: 0,
+            note: None,
+        });
+        let written = write_plots(dir.path(), &report, &records)?;
+        assert_eq!(written, vec!["scores.svg", "latency_cdf.svg", "stages.svg"]);
+        let scores_svg = read_svg(dir.path(), "scores.svg")?;
+        assert!(scores_svg.contains("bbh/test") && scores_svg.contains("62.5"));
+        let cdf_svg = read_svg(dir.path(), "latency_cdf.svg")?;
+        assert!(
+            cdf_svg.contains("Latency CDF across samples") && cdf_svg.contains("LLM first token")
+        );
+        let stages_svg = read_svg(dir.path(), "stages.svg")?;
+        assert!(stages_svg.contains("sd-qa/test") && stages_svg.contains("to_output"));
+        assert!(
+            !stages_svg.contains("segmenter"),
+            "a stage with no time gets no bar"
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn nothing_to_plot_writes_nothing() -> Result<()> {
+        let dir = tempfile::tempdir().map_err(|e| VoiceBenchError::io("tempdir", e))?;
+        let report = build(vec![], &[], &[]);
+        assert!(write_plots(dir.path(), &report, &[])?.is_empty());
+        assert_eq!(
+            std::fs::read_dir(dir.path()).map(|d| d.count()).ok(),
+            Some(0)
+        );
+        Ok(())
+    }
+}

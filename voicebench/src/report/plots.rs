@@ -5,6 +5,8 @@
 use std::path::Path;
 
 use plotters::coord::Shift;
+use plotters::coord::ranged1d::SegmentedCoord;
+use plotters::coord::types::{RangedCoordf64, RangedCoordusize};
 use plotters::prelude::*;
 
 use super::{LATENCIES, Report, STAGES};
@@ -40,34 +42,71 @@ pub fn write_plots(dir: &Path, report: &Report, records: &[Record]) -> Result<Ve
     Ok(written)
 }
 
-fn scores(root: &Area, report: &Report) -> Result<()> {
-    root.fill(&WHITE).map_err(plot_err)?;
-    let rows: Vec<(String, f64)> = report
-        .scores
-        .iter()
-        .filter_map(|s| s.score.map(|v| (format!("{}/{}", s.subset, s.split), v)))
-        .collect();
-    let n = rows.len();
+/// A bar chart: one labelled slot per bar on x, `0..y_top` on y.
+type BarChart<'a, 'b> =
+    ChartContext<'a, SVGBackend<'b>, Cartesian2d<SegmentedCoord<RangedCoordusize>, RangedCoordf64>>;
+
+/// A bar chart with one slot per label and its mesh drawn (no vertical grid lines).
+fn bar_chart<'a, 'b>(
+    root: &'a Area<'b>,
+    caption: &str,
+    labels: &[String],
+    y_top: f64,
+    y_desc: &str,
+    y_label_width: u32,
+) -> Result<BarChart<'a, 'b>> {
+    let n = labels.len();
     let mut chart = ChartBuilder::on(root)
-        .caption("VoiceBench score per subset (%)", ("sans-serif", 22))
+        .caption(caption, ("sans-serif", 22))
         .margin(15)
         .x_label_area_size(40)
-        .y_label_area_size(50)
-        .build_cartesian_2d((0..n).into_segmented(), 0f64..100f64)
+        .y_label_area_size(y_label_width)
+        .build_cartesian_2d((0..n).into_segmented(), 0f64..y_top)
         .map_err(plot_err)?;
     chart
         .configure_mesh()
         .disable_x_mesh()
         .x_labels(n.max(1))
         .x_label_formatter(&|v| match v {
-            SegmentValue::CenterOf(i) => rows.get(*i).map(|r| r.0.clone()).unwrap_or_default(),
+            SegmentValue::CenterOf(i) => labels.get(*i).cloned().unwrap_or_default(),
             _ => String::new(),
         })
-        .y_desc("score (%)")
+        .y_desc(y_desc)
         .draw()
         .map_err(plot_err)?;
+    Ok(chart)
+}
+
+/// Draws the legend of the labelled series at `position`.
+fn draw_legend<'a, 'b: 'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, SVGBackend<'b>, CT>,
+    position: SeriesLabelPosition,
+) -> Result<()> {
     chart
-        .draw_series(rows.iter().enumerate().map(|(i, (_, v))| {
+        .configure_series_labels()
+        .position(position)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .draw()
+        .map_err(plot_err)
+}
+
+fn scores(root: &Area, report: &Report) -> Result<()> {
+    let (labels, values): (Vec<String>, Vec<f64>) = report
+        .scores
+        .iter()
+        .filter_map(|s| s.score.map(|v| (format!("{}/{}", s.subset, s.split), v)))
+        .unzip();
+    let mut chart = bar_chart(
+        root,
+        "VoiceBench score per subset (%)",
+        &labels,
+        100.0,
+        "score (%)",
+        50,
+    )?;
+    chart
+        .draw_series(values.iter().enumerate().map(|(i, v)| {
             let mut bar = Rectangle::new(
                 [
                     (SegmentValue::Exact(i), 0.0),
@@ -80,7 +119,7 @@ fn scores(root: &Area, report: &Report) -> Result<()> {
         }))
         .map_err(plot_err)?;
     chart
-        .draw_series(rows.iter().enumerate().map(|(i, (_, v))| {
+        .draw_series(values.iter().enumerate().map(|(i, v)| {
             Text::new(
                 format!("{v:.1}"),
                 (SegmentValue::CenterOf(i), (v + 2.0).min(97.0)),
@@ -91,9 +130,10 @@ fn scores(root: &Area, report: &Report) -> Result<()> {
     Ok(())
 }
 
-/// Draws one SVG file.
+/// Draws one SVG file on a white background.
 fn draw(path: &Path, plot: impl FnOnce(&Area) -> Result<()>) -> Result<()> {
     let root = SVGBackend::new(path, SIZE).into_drawing_area();
+    root.fill(&WHITE).map_err(plot_err)?;
     plot(&root)?;
     root.present().map_err(plot_err)
 }
@@ -121,7 +161,6 @@ fn latency_series(records: &[Record]) -> Vec<(&'static str, Vec<f64>)> {
 }
 
 fn latency_cdf(root: &Area, series: &[(&'static str, Vec<f64>)]) -> Result<()> {
-    root.fill(&WHITE).map_err(plot_err)?;
     let top = series
         .iter()
         .filter_map(|(_, v)| v.last().copied())
@@ -155,61 +194,35 @@ fn latency_cdf(root: &Area, series: &[(&'static str, Vec<f64>)]) -> Result<()> {
             .label(*label)
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .draw()
-        .map_err(plot_err)?;
-    Ok(())
+    draw_legend(&mut chart, SeriesLabelPosition::LowerRight)
 }
 
 fn stages(root: &Area, report: &Report) -> Result<()> {
-    root.fill(&WHITE).map_err(plot_err)?;
-    let groups: Vec<(&String, Vec<f64>)> = report
+    let (labels, groups): (Vec<String>, Vec<Vec<f64>>) = report
         .stage_means_ms
         .iter()
         .map(|(g, m)| {
             (
-                g,
+                g.clone(),
                 STAGES
                     .iter()
                     .map(|s| m.get(*s).copied().unwrap_or(0.0))
                     .collect(),
             )
         })
-        .collect();
-    let n = groups.len();
+        .unzip();
     let top = groups
         .iter()
-        .map(|(_, v)| v.iter().sum::<f64>())
+        .map(|v| v.iter().sum::<f64>())
         .fold(1.0f64, f64::max)
         * 1.15;
-    let mut chart = ChartBuilder::on(root)
-        .caption("Mean time per stage (ms)", ("sans-serif", 22))
-        .margin(15)
-        .x_label_area_size(40)
-        .y_label_area_size(60)
-        .build_cartesian_2d((0..n).into_segmented(), 0f64..top)
-        .map_err(plot_err)?;
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .x_labels(n.max(1))
-        .x_label_formatter(&|v| match v {
-            SegmentValue::CenterOf(i) => groups.get(*i).map(|g| g.0.clone()).unwrap_or_default(),
-            _ => String::new(),
-        })
-        .y_desc("ms")
-        .draw()
-        .map_err(plot_err)?;
+    let mut chart = bar_chart(root, "Mean time per stage (ms)", &labels, top, "ms", 60)?;
     for (s, stage) in STAGES.iter().enumerate() {
-        if groups.iter().all(|(_, v)| v[s] == 0.0) {
+        if groups.iter().all(|v| v[s] == 0.0) {
             continue;
         }
         let color = Palette99::pick(s).to_rgba();
-        let bars = groups.iter().enumerate().map(|(i, (_, v))| {
+        let bars = groups.iter().enumerate().map(|(i, v)| {
             let base: f64 = v[..s].iter().sum();
             let mut bar = Rectangle::new(
                 [
@@ -227,14 +240,7 @@ fn stages(root: &Area, report: &Report) -> Result<()> {
             .label(*stage)
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .draw()
-        .map_err(plot_err)?;
-    Ok(())
+    draw_legend(&mut chart, SeriesLabelPosition::UpperRight)
 }
 
 #[cfg(test)]

@@ -251,11 +251,7 @@ mod tests {
 
     fn timed_record(subset: &str, index: u64, ms: f64) -> Record {
         let sample = Sample {
-            sample_key: SampleKey {
-                subset: subset.into(),
-                split: "test".into(),
-                index,
-            },
+            sample_key: SampleKey::new(subset, "test", index),
             ..Default::default()
         };
         let mut record = Record::from_sample(&sample, "yes");

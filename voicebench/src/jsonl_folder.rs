@@ -51,11 +51,7 @@ pub fn read_jsonl_folder(dir: &Path, subset: &str, split: &str) -> Result<Vec<Sa
         };
         let index = samples.len() as u64;
         let mut sample = sample_from_fields(fields, &list, index)?;
-        sample.sample_key = SampleKey {
-            subset: subset.to_string(),
-            split: split.to_string(),
-            index,
-        };
+        sample.sample_key = SampleKey::new(subset, split, index);
         sample.audio = audio;
         samples.push(sample);
     }

@@ -107,11 +107,7 @@ fn read_batch(
         }
         let index = first_index + row as u64;
         let mut sample = sample_from_fields(fields, path, index)?;
-        sample.sample_key = SampleKey {
-            subset: subset.to_string(),
-            split: split.to_string(),
-            index,
-        };
+        sample.sample_key = SampleKey::new(subset, split, index);
         sample.audio = match audio {
             Some(col) => audio_cell(col, row, path)?,
             None => None,

@@ -77,11 +77,7 @@ mod tests {
 
     fn record(index: u64) -> Record {
         let s = Sample {
-            sample_key: SampleKey {
-                subset: "mmsu".into(),
-                split: "law".into(),
-                index,
-            },
+            sample_key: SampleKey::new("mmsu", "law", index),
             prompt: format!("q{index}"),
             ..Default::default()
         };

@@ -16,6 +16,17 @@ pub struct SampleKey {
     pub index: u64,
 }
 
+impl SampleKey {
+    /// The key of row `index` of `subset`/`split`.
+    pub(crate) fn new(subset: &str, split: &str, index: u64) -> SampleKey {
+        SampleKey {
+            subset: subset.to_string(),
+            split: split.to_string(),
+            index,
+        }
+    }
+}
+
 impl std::fmt::Display for SampleKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}/{}/{}", self.subset, self.split, self.index)
@@ -103,11 +114,7 @@ pub struct Sample {
 
 impl Default for SampleKey {
     fn default() -> Self {
-        Self {
-            subset: String::new(),
-            split: "test".to_string(),
-            index: 0,
-        }
+        SampleKey::new("", "test", 0)
     }
 }
 

@@ -49,11 +49,7 @@ pub fn merge(
             }
             max.into_iter()
                 .flat_map(|((subset, split), top)| {
-                    (0..=top).map(move |index| SampleKey {
-                        subset: subset.clone(),
-                        split: split.clone(),
-                        index,
-                    })
+                    (0..=top).map(move |index| SampleKey::new(&subset, &split, index))
                 })
                 .collect()
         }
@@ -92,11 +88,7 @@ mod tests {
 
     fn rec(index: u64) -> Record {
         let s = Sample {
-            sample_key: SampleKey {
-                subset: "bbh".into(),
-                split: "test".into(),
-                index,
-            },
+            sample_key: SampleKey::new("bbh", "test", index),
             ..Default::default()
         };
         Record::from_sample(&s, format!("r{index}"))

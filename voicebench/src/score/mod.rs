@@ -223,11 +223,7 @@ mod tests {
         id: Option<&str>,
     ) -> Record {
         let s = Sample {
-            sample_key: SampleKey {
-                subset: subset.into(),
-                split: "test".into(),
-                index,
-            },
+            sample_key: SampleKey::new(subset, "test", index),
             prompt: format!("prompt {index}"),
             reference: reference.map(str::to_string),
             id: id.map(str::to_string),

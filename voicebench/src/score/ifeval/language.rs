@@ -42,202 +42,93 @@ fn script_of(c: char) -> Option<Script> {
     Some(script)
 }
 
-const LATIN: &[(&str, &[&str])] = &[
+/// Common function words of each language sharing a script, space-separated.
+const LATIN: &[(&str, &str)] = &[
     (
         "en",
-        &[
-            "the", "and", "is", "of", "to", "in", "that", "it", "you", "for", "are", "with",
-            "this", "be", "was", "have", "not", "on", "as", "i",
-        ],
+        "the and is of to in that it you for are with this be was have not on as i",
     ),
     (
         "es",
-        &[
-            "el", "la", "de", "que", "y", "en", "los", "las", "es", "por", "un", "una", "para",
-            "con", "no", "se", "del", "su", "al", "como",
-        ],
+        "el la de que y en los las es por un una para con no se del su al como",
     ),
     (
         "pt",
-        &[
-            "o", "a", "de", "que", "e", "do", "da", "em", "um", "uma", "para", "com", "não", "os",
-            "as", "se", "no", "na", "mais", "é",
-        ],
+        "o a de que e do da em um uma para com não os as se no na mais é",
     ),
     (
         "fr",
-        &[
-            "le", "la", "les", "de", "des", "et", "est", "un", "une", "que", "en", "du", "pour",
-            "pas", "qui", "dans", "sur", "il", "je", "vous",
-        ],
+        "le la les de des et est un une que en du pour pas qui dans sur il je vous",
     ),
     (
         "de",
-        &[
-            "der", "die", "das", "und", "ist", "nicht", "ein", "eine", "zu", "den", "mit", "sich",
-            "des", "auf", "für", "im", "dem", "ich", "sie", "es",
-        ],
+        "der die das und ist nicht ein eine zu den mit sich des auf für im dem ich sie es",
     ),
     (
         "it",
-        &[
-            "il", "la", "di", "che", "e", "un", "una", "per", "non", "sono", "del", "della", "gli",
-            "le", "con", "si", "è", "ma", "lo", "nel",
-        ],
+        "il la di che e un una per non sono del della gli le con si è ma lo nel",
     ),
     (
         "nl",
-        &[
-            "de", "het", "een", "en", "van", "is", "dat", "niet", "ik", "je", "op", "te", "zijn",
-            "voor", "met", "die", "er", "maar", "ook", "naar",
-        ],
+        "de het een en van is dat niet ik je op te zijn voor met die er maar ook naar",
     ),
     (
         "pl",
-        &[
-            "i", "w", "nie", "się", "na", "jest", "to", "że", "z", "do", "o", "jak", "ale", "po",
-            "co", "tak", "za", "od", "już", "czy",
-        ],
+        "i w nie się na jest to że z do o jak ale po co tak za od już czy",
     ),
     (
         "vi",
-        &[
-            "và", "của", "là", "có", "không", "được", "một", "những", "các", "cho", "trong", "với",
-            "người", "này", "đã", "tôi", "bạn", "để", "khi", "thì",
-        ],
+        "và của là có không được một những các cho trong với người này đã tôi bạn để khi thì",
     ),
     (
         "sw",
-        &[
-            "na", "ya", "wa", "kwa", "ni", "za", "katika", "la", "kuwa", "hii", "cha", "huo",
-            "pia", "lakini", "kama", "sana", "yake", "wao", "hiyo", "ambayo",
-        ],
+        "na ya wa kwa ni za katika la kuwa hii cha huo pia lakini kama sana yake wao hiyo ambayo",
     ),
     (
         "fi",
-        &[
-            "ja", "on", "ei", "se", "että", "oli", "hän", "mutta", "kun", "niin", "tai", "ovat",
-            "myös", "kuin", "sen", "joka", "mitä", "minä", "sinä", "tämä",
-        ],
+        "ja on ei se että oli hän mutta kun niin tai ovat myös kuin sen joka mitä minä sinä tämä",
     ),
 ];
 
-const CYRILLIC: &[(&str, &[&str])] = &[
+const CYRILLIC: &[(&str, &str)] = &[
     (
         "ru",
-        &[
-            "и", "в", "не", "на", "что", "я", "с", "он", "как", "это", "по", "но", "из", "у", "к",
-            "так", "вы", "был", "мы", "его",
-        ],
+        "и в не на что я с он как это по но из у к так вы был мы его",
     ),
     (
         "uk",
-        &[
-            "і", "в", "не", "на", "що", "я", "з", "він", "як", "це", "та", "але", "до", "у", "й",
-            "ми", "ви", "був", "їх", "від",
-        ],
+        "і в не на що я з він як це та але до у й ми ви був їх від",
     ),
     (
         "bg",
-        &[
-            "и", "в", "не", "на", "да", "е", "се", "с", "от", "за", "че", "това", "са", "по",
-            "като", "но", "ще", "към", "съм", "има",
-        ],
+        "и в не на да е се с от за че това са по като но ще към съм има",
     ),
 ];
 
-const ARABIC: &[(&str, &[&str])] = &[
-    (
-        "ar",
-        &[
-            "في", "من", "على", "أن", "إلى", "هذا", "التي", "الذي", "عن", "ما", "لا", "كان", "هو",
-            "مع", "هذه",
-        ],
-    ),
-    (
-        "fa",
-        &[
-            "و", "در", "به", "از", "که", "این", "را", "با", "است", "برای", "آن", "یک", "می", "شود",
-            "هم",
-        ],
-    ),
-    (
-        "ur",
-        &[
-            "کے", "میں", "کی", "ہے", "اور", "کا", "کو", "سے", "یہ", "نہیں", "ہیں", "پر", "بھی",
-            "کہ", "تھا",
-        ],
-    ),
+const ARABIC: &[(&str, &str)] = &[
+    ("ar", "في من على أن إلى هذا التي الذي عن ما لا كان هو مع هذه"),
+    ("fa", "و در به از که این را با است برای آن یک می شود هم"),
+    ("ur", "کے میں کی ہے اور کا کو سے یہ نہیں ہیں پر بھی کہ تھا"),
 ];
 
-const DEVANAGARI: &[(&str, &[&str])] = &[
-    (
-        "hi",
-        &[
-            "के",
-            "है",
-            "में",
-            "की",
-            "और",
-            "को",
-            "से",
-            "का",
-            "यह",
-            "नहीं",
-            "हैं",
-            "पर",
-            "भी",
-            "एक",
-            "था",
-        ],
-    ),
-    (
-        "mr",
-        &[
-            "आहे",
-            "आणि",
-            "या",
-            "व",
-            "हे",
-            "की",
-            "ते",
-            "आहेत",
-            "होते",
-            "मी",
-            "तर",
-            "पण",
-            "हा",
-            "नाही",
-            "केले",
-        ],
-    ),
+const DEVANAGARI: &[(&str, &str)] = &[
+    ("hi", "के है में की और को से का यह नहीं हैं पर भी एक था"),
+    ("mr", "आहे आणि या व हे की ते आहेत होते मी तर पण हा नाही केले"),
     (
         "ne",
-        &[
-            "छ",
-            "र",
-            "को",
-            "मा",
-            "पनि",
-            "हो",
-            "गर्न",
-            "भएको",
-            "छन्",
-            "यो",
-            "गरेको",
-            "लागि",
-            "थियो",
-            "हुन्छ",
-            "नेपाल",
-        ],
+        "छ र को मा पनि हो गर्न भएको छन् यो गरेको लागि थियो हुन्छ नेपाल",
     ),
 ];
 
 /// Word-list vote among languages sharing a script; ties and no hits go to the first listed.
-fn vote(words: &[String], table: &[(&'static str, &[&str])]) -> &'static str {
+fn vote(words: &[String], table: &[(&'static str, &str)]) -> &'static str {
     let mut best = (table[0].0, 0usize);
     for (code, list) in table {
-        let hits = words.iter().filter(|w| list.contains(&w.as_str())).count();
+        let listed: Vec<&str> = list.split(' ').collect();
+        let hits = words
+            .iter()
+            .filter(|w| listed.contains(&w.as_str()))
+            .count();
         if hits > best.1 {
             best = (code, hits);
         }
@@ -311,5 +202,27 @@ mod tests {
         assert_eq!(detect_language("これは日本語の文です。"), Some("ja"));
         assert_eq!(detect_language("안녕하세요 반갑습니다"), Some("ko"));
         assert_eq!(detect_language("1234 !!"), None);
+    }
+
+    #[test]
+    fn each_listed_language_wins_on_its_own_words() {
+        for (code, text) in [
+            ("pt", "o a de que e do"),
+            ("it", "il la di che e un"),
+            ("nl", "de het een en van is"),
+            ("pl", "i w nie się na jest"),
+            ("vi", "và của là có không được"),
+            ("sw", "na ya wa kwa ni za"),
+            ("fi", "ja on ei se että oli"),
+            ("uk", "і в не на що я"),
+            ("bg", "и в не на да е"),
+            ("ar", "في من على أن إلى هذا"),
+            ("fa", "و در به از که این"),
+            ("ur", "کے میں کی ہے اور کا"),
+            ("mr", "आहे आणि या व हे की"),
+            ("ne", "छ र को मा पनि हो"),
+        ] {
+            assert_eq!(detect_language(text), Some(code), "{text}");
+        }
     }
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Transcribes the spoken question clips (bench/speak-questions.sh CLIPS) with the reference
 runtime faster-whisper under one setting (greedy or beam, with or without an initial prompt),
-for the recognizer study in docs/PERFORMANCE.md ("Where the spoken answers are lost").
+for the recognizer study in docs/PERFORMANCE-HISTORY.md ("Where the spoken answers are lost").
 
 Writes RESULTS/<name>.tsv: voice <TAB> clip index <TAB> question <TAB> transcript; score them
 with bench/asr_questions_score.py.

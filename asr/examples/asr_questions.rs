@@ -1,8 +1,9 @@
-//! The engine's side of the recognizer study (docs/PERFORMANCE.md, "Where the spoken answers
-//! are lost"): transcribes the spoken question clips of `bench/speak-questions.sh CLIPS` and
-//! writes `RESULTS/NAME.tsv` in `bench/asr_questions_fw.py`'s format (voice, clip index,
-//! question, transcript, plus the decoder's confidence: least token probability and average
-//! log-probability) for `bench/asr_questions_score.py`; prints the decoder time per clip.
+//! The engine's side of the recognizer study (docs/PERFORMANCE-HISTORY.md, "Where the spoken
+//! answers are lost"): transcribes the spoken question clips of `bench/speak-questions.sh
+//! CLIPS` and writes `RESULTS/NAME.tsv` in `bench/asr_questions_fw.py`'s format (voice, clip
+//! index, question, transcript, plus the decoder's confidence: least token probability and
+//! average log-probability) for `bench/asr_questions_score.py`; prints the decoder time per
+//! clip.
 //!
 //! Usage: `asr_questions NAME MODEL_DIR CLIPS RESULTS [BEAM] [THREADS] [BEAM_BELOW_P]` (BEAM 1 =
 //! greedy; BEAM_BELOW_P, default 1.0: beam search only when greedy's least likely token is

@@ -18,7 +18,8 @@ pub struct EndpointConfig {
     pub preroll: Duration,
     /// An utterance is cut here even if the user keeps talking.
     pub max_utterance: Duration,
-    /// How the end of a turn is decided: a fixed silence, or the end-of-turn classifier.
+    /// How the end of a turn is decided: a fixed silence, the end-of-turn classifier, or the
+    /// language model's judgement of the words (the default).
     pub mode: EndpointMode,
     /// The classifier's timings and threshold (used in [`EndpointMode::Smart`]).
     pub smart: SmartEndpoint,
@@ -30,7 +31,7 @@ pub struct EndpointConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum EndpointMode {
     /// `end_silence` of silence ends the turn, whatever was said: it cuts every pause longer
-    /// than that (all 20 paused sentences of the turn-taking set).
+    /// than that (all 40 paused sentences of the turn-taking run in docs/PERFORMANCE.md).
     Fixed,
     /// After a short silence the end-of-turn classifier decides (see [`SmartEndpoint`]); a
     /// pipeline started without a classifier (its model not installed) uses `Fixed`. Cuts
@@ -41,9 +42,9 @@ pub enum EndpointMode {
     /// judges whether those words are a whole turn (see [`SemanticEndpoint`]): "What is the
     /// capital of" waits, "What is the capital of France" ends the turn at once. Without a
     /// judgement (a model that cannot tell, or one too late) the fixed rule decides. The
-    /// default: on the turn-taking set, first audio 332 vs 514 ms P50 from the true end of
-    /// speech and 3 vs 20 of 20 paused sentences cut, compared with `Fixed`
-    /// (docs/PERFORMANCE.md).
+    /// default: on the turn-taking set, first audio 327 vs 498 ms P50 from the true end of
+    /// speech and 1 vs 40 of 40 paused sentences cut, compared with `Fixed`
+    /// (docs/PERFORMANCE.md, "Voice loop: first-audio latency").
     #[default]
     Semantic,
 }
@@ -62,11 +63,12 @@ impl std::str::FromStr for EndpointMode {
     }
 }
 
-/// Semantic endpointing: at each pause in the user's speech the classifier is asked (on its
-/// own thread) whether the turn is complete, early at `ask_after` of silence and again at
-/// `decide_after` (the model is surer with ~200 ms of silence in its input). An answer of at
-/// least `threshold` ends the turn, from `decide_after` on; otherwise the loop keeps listening,
-/// asks again at the next pause, and `fallback` of silence ends the turn regardless.
+/// Smart (classifier) endpointing: at each pause in the user's speech the end-of-turn
+/// classifier (Smart Turn, on the audio) is asked on its own thread whether the turn is
+/// complete, early at `ask_after` of silence and again at `decide_after` (the model is surer
+/// with ~200 ms of silence in its input). An answer of at least `threshold` ends the turn, from
+/// `decide_after` on; otherwise the loop keeps listening, asks again at the next pause, and
+/// `fallback` of silence ends the turn regardless.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SmartEndpoint {
     /// Silence after which the classifier first looks at the turn's audio (shorter gaps

@@ -1,5 +1,7 @@
-//! A frame-energy speech detector: the fallback when no VAD model is loaded, and the detector of
-//! the scenario tests. Speech = frame RMS above a threshold in dBFS.
+//! A frame-energy speech detector, used only by the pipeline's tests (scenarios, harness,
+//! mocks). It is not the loop's fallback: without Silero's weights `load_default` falls back to
+//! earshot (`pocket_asr::Vad`, see `engines/default.rs`). Speech = frame RMS above a threshold
+//! in dBFS.
 
 use super::SpeechDetector;
 

@@ -68,11 +68,13 @@ pub fn run(args: ConverseArgs) -> Result<()> {
 /// Runs the conversation; also used by `pocket demo`.
 pub fn run_with(store: &Store, args: &ConverseArgs) -> Result<Report> {
     let pace = Pace::from(args.pace);
-    let clips = args
-        .inputs
-        .iter()
-        .map(|p| wav::read_mono(p, 16_000).with_context(|| format!("reading {}", p.display())))
-        .collect::<Result<Vec<_>>>()?;
+    // Every file is checked before the session starts, then read again when its turn comes:
+    // a long session never holds all its clips (the 120 of the held-out session: 23 MB).
+    let read =
+        |p: &PathBuf| wav::read_mono(p, 16_000).with_context(|| format!("reading {}", p.display()));
+    for p in &args.inputs {
+        read(p)?;
+    }
     let mut opts = args
         .chat
         .engine_options(store, args.threads, pace == Pace::Realtime);
@@ -112,7 +114,20 @@ pub fn run_with(store: &Store, args: &ConverseArgs) -> Result<Report> {
     let sink = FileSink::recording(ports.speaker, rate, pace, &args.output)?;
     let mut mic = ports.mic;
     let timing = (pace, Duration::from_secs(120));
-    let outcomes = converse_timed(&mut mic, &handle, &clips, timing, ClipEnd::Natural);
+    let outcomes = (|| -> Result<Vec<ClipTurn>> {
+        let mut turns = Vec::with_capacity(args.inputs.len());
+        for p in &args.inputs {
+            let clip = read(p)?;
+            turns.extend(converse_timed(
+                &mut mic,
+                &handle,
+                &[clip],
+                timing,
+                ClipEnd::Natural,
+            )?);
+        }
+        Ok(turns)
+    })();
     let recorded = sink.finish_file();
     let mut report = handle.report();
     handle.shutdown();

@@ -4,12 +4,16 @@ use pocket_assets::{Store, ids};
 use pocket_llm::LlmError;
 use pocket_llm::gguf::{GgmlType, GgufFile};
 
-fn open(id: &str, file: &str) -> GgufFile {
+/// The installed file `file` of asset `id`.
+fn model_path(id: &str, file: &str) -> std::path::PathBuf {
     let store = Store::open_default().expect("asset store");
-    let path = store
+    store
         .require_file(id, file)
-        .expect("model installed (pocket assets fetch)");
-    GgufFile::open(path).expect("model parses")
+        .expect("model installed (pocket assets fetch, --set extra for Qwen2.5-Coder-0.5B)")
+}
+
+fn open(id: &str, file: &str) -> GgufFile {
+    GgufFile::open(model_path(id, file)).expect("model parses")
 }
 
 #[test]
@@ -128,10 +132,7 @@ fn qwen25_metadata_and_mixed_quant_tensors() {
 
 #[test]
 fn truncated_real_header_is_an_error() {
-    let store = Store::open_default().expect("asset store");
-    let path = store
-        .require_file(ids::SMOLLM2, ids::SMOLLM2_FILE)
-        .expect("model");
+    let path = model_path(ids::SMOLLM2, ids::SMOLLM2_FILE);
     let mut bytes = vec![0u8; 2 << 20];
     use std::io::Read;
     std::fs::File::open(&path)
@@ -151,10 +152,7 @@ fn truncated_real_header_is_an_error() {
 #[test]
 fn an_untied_embedding_is_read_from_the_file_and_a_shrunk_file_is_an_error() {
     use pocket_llm::{Model, Session, SessionOptions};
-    let store = Store::open_default().expect("asset store");
-    let src = store
-        .require_file(ids::QWEN25_CODER, ids::QWEN25_CODER_FILE)
-        .expect("model installed (pocket assets fetch --set extra)");
+    let src = model_path(ids::QWEN25_CODER, ids::QWEN25_CODER_FILE);
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("model.gguf");
     std::fs::copy(&src, &path).expect("copy");
@@ -202,10 +200,7 @@ fn an_untied_embedding_is_read_from_the_file_and_a_shrunk_file_is_an_error() {
 #[test]
 fn a_model_for_a_voice_computes_only_the_speakable_tokens() {
     use pocket_llm::{LoadOptions, Model, Session, SessionOptions};
-    let store = Store::open_default().expect("asset store");
-    let path = store
-        .require_file(ids::QWEN25_CODER, ids::QWEN25_CODER_FILE)
-        .expect("model installed (pocket assets fetch --set extra)");
+    let path = model_path(ids::QWEN25_CODER, ids::QWEN25_CODER_FILE);
     let load = |repack, speakable_only| {
         let opts = LoadOptions {
             repack,

@@ -240,21 +240,22 @@ impl<'f> Binder<'f> {
     ) -> Result<(Mat, Option<Vec<u32>>), LlmError> {
         let (dtype, data) = self.matrix_bytes(name, rows, cols)?;
         let w = Weights::new(dtype, rows, cols, data)?;
-        self.open_reader();
-        let row = dtype.row_bytes(cols).unwrap_or(0);
         let repack = self.opts.repack && w.wants_repack();
-        let fewer =
-            !ids.is_empty() && ids.len() < rows && ids.iter().all(|&id| (id as usize) < rows);
-        if !cfg!(unix) || self.reader.is_none() || row == 0 || !(repack || self.detach) || !fewer {
-            return Ok((self.mat(name, rows, cols)?, None));
-        }
-        // Whole groups of 8 rows for the interleaved kernels: the last id repeats.
-        let last = ids[ids.len() - 1];
-        ids.resize(ids.len().next_multiple_of(8), last);
-        let n = ids.len();
-        let base = file_range(self.file, data).start as u64;
+        let row = dtype.row_bytes(cols).unwrap_or(0);
+        // The tokenizer's vocabulary is the model's (checked at load): every id is a row.
+        let fewer = !ids.is_empty() && ids.len() < rows;
+        self.open_reader();
         #[cfg(unix)]
-        if let Some(f) = &self.reader {
+        if let Some(f) = self
+            .reader
+            .as_ref()
+            .filter(|_| fewer && row > 0 && (repack || self.detach))
+        {
+            // Whole groups of 8 rows for the interleaved kernels: the last id repeats.
+            let last = ids[ids.len() - 1];
+            ids.resize(ids.len().next_multiple_of(8), last);
+            let n = ids.len();
+            let base = file_range(self.file, data).start as u64;
             let src = if repack {
                 let packed = pocket_kernels::repack::repack_x8_from_in(
                     &mut self.arena,
@@ -284,6 +285,8 @@ impl<'f> Binder<'f> {
             };
             return Ok((mat, Some(ids)));
         }
+        #[cfg(not(unix))]
+        let _ = (&mut ids, repack, row, fewer);
         Ok((self.mat(name, rows, cols)?, None))
     }
 

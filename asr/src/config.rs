@@ -56,6 +56,11 @@ pub struct RecognizerConfig {
     /// Earlier text the recognizer is given for utterances spoken over the assistant's reply
     /// ([`crate::Context::OverReply`]), so hums come out as hums; empty: the plain prompt.
     pub over_reply_text: String,
+    /// Earlier text the recognizer is given for utterances spoken to a silent assistant
+    /// ([`crate::Context::Plain`]); empty (the default): none. For a caller that knows what
+    /// kind of speech comes: VoiceBench's multiple-choice subsets give
+    /// [`crate::context::CHOICES_TEXT`], so spoken option letters are written as letters.
+    pub plain_text: String,
 }
 
 impl Default for RecognizerConfig {
@@ -79,6 +84,7 @@ impl Default for RecognizerConfig {
             beam_size: 5,
             beam_below_p: 0.4,
             over_reply_text: crate::context::OVER_REPLY_TEXT.to_string(),
+            plain_text: String::new(),
         }
     }
 }

@@ -21,6 +21,16 @@ pub enum Context {
 /// user says over a reply, so both are spelt as such.
 pub const OVER_REPLY_TEXT: &str = " Mm-hmm. Uh-huh. Hmm. Yeah. Wait. Stop.";
 
+/// Earlier text for prompts that are a question and lettered options (VoiceBench's openbookqa
+/// and mmsu), given as [`crate::RecognizerConfig::plain_text`]. tiny.en writes a spoken option
+/// letter as a word ("Be scissors", "Sea oil. Tea water."), which loses the options to the
+/// model and to the word error rate; after a lettered list it writes "B. scissors". Written
+/// once, before any run, and not tuned (docs/VOICEBENCH.md, "Option letters"). Not for the
+/// voice loop's own turns: there it leaked ordinals into short questions ("What is eight
+/// doubled?" → "B. the eighth time old.").
+pub const CHOICES_TEXT: &str =
+    " Which one? A. the first. B. the second. C. the third. D. the fourth.";
+
 /// `prompt` (whose start-of-transcript token is at `sot_index`) preceded by `<|startofprev|>`
 /// and `text`, and the new index of its start-of-transcript token. `None` when the vocabulary
 /// has no `<|startofprev|>` token or `text` has no tokens.

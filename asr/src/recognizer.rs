@@ -75,6 +75,8 @@ impl Timings {
 pub struct Recognizer {
     pub(crate) model: Whisper,
     pub(crate) cfg: RecognizerConfig,
+    /// The prompt of plain utterances (after `cfg.plain_text` when it is set), and its
+    /// start-of-transcript index.
     prompt: Vec<u32>,
     sot_index: usize,
     /// The prompt with `cfg.over_reply_text` before it, and its start-of-transcript index.
@@ -97,21 +99,21 @@ impl Recognizer {
                 cfg.silence_floor,
             )?);
         }
-        let (prompt, sot_index) = model.prompt(cfg.language.as_deref())?;
-        let over_reply = crate::context::with_previous_text(
-            &model.vocab,
-            &cfg.over_reply_text,
-            &prompt,
-            sot_index,
-        );
+        let (bare, bare_sot) = model.prompt(cfg.language.as_deref())?;
         // The prompt goes through the decoder in one batch, with room left for a draft.
         let most = crate::whisper::decoder::MAX_BATCH / 2;
-        if let Some((p, _)) = over_reply.as_ref().filter(|(p, _)| p.len() > most) {
-            return Err(AsrError::BadConfig(format!(
-                "over_reply_text makes a prompt of {} tokens; at most {most} fit",
-                p.len()
-            )));
-        }
+        let after = |text: &str, name: &str| {
+            let p = crate::context::with_previous_text(&model.vocab, text, &bare, bare_sot);
+            match p {
+                Some((p, _)) if p.len() > most => Err(AsrError::BadConfig(format!(
+                    "{name} makes a prompt of {} tokens; at most {most} fit",
+                    p.len()
+                ))),
+                p => Ok(p),
+            }
+        };
+        let over_reply = after(&cfg.over_reply_text, "over_reply_text")?;
+        let (prompt, sot_index) = after(&cfg.plain_text, "plain_text")?.unwrap_or((bare, bare_sot));
         let silero = match &cfg.vad_model {
             Some(p) => Some(crate::silero::Silero::load(p)?),
             None => None,

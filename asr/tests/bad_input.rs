@@ -106,15 +106,30 @@ fn corrupt_or_truncated_model_is_a_clear_error() {
 }
 
 #[test]
-fn an_over_reply_text_too_long_for_the_decoder_is_a_clear_error() {
-    let cfg = pocket_asr::RecognizerConfig {
-        over_reply_text: " Mm-hmm.".repeat(40),
-        ..Default::default()
-    };
-    let err = Recognizer::load(&common::model_dir("whisper-tiny.en"), cfg)
-        .expect_err("a 200-token prompt does not fit");
-    assert!(
-        matches!(&err, AsrError::BadConfig(m) if m.contains("over_reply_text")),
-        "a config error naming the setting: {err}"
-    );
+fn an_earlier_text_too_long_for_the_decoder_is_a_clear_error() {
+    let long = " Mm-hmm.".repeat(40);
+    let configs = [
+        (
+            "over_reply_text",
+            pocket_asr::RecognizerConfig {
+                over_reply_text: long.clone(),
+                ..Default::default()
+            },
+        ),
+        (
+            "plain_text",
+            pocket_asr::RecognizerConfig {
+                plain_text: long,
+                ..Default::default()
+            },
+        ),
+    ];
+    for (setting, cfg) in configs {
+        let err = Recognizer::load(&common::model_dir("whisper-tiny.en"), cfg)
+            .expect_err("a 200-token prompt does not fit");
+        assert!(
+            matches!(&err, AsrError::BadConfig(m) if m.contains(setting)),
+            "a config error naming {setting}: {err}"
+        );
+    }
 }

@@ -266,6 +266,24 @@ fn audio_records(
         .collect::<Result<_, _>>()?)
 }
 
+/// How many option letters a multiple-choice record's prompt has (lines opening "A. ", …),
+/// and how many of them its transcript writes as a letter ("B.", "B,", "B").
+fn option_letters_heard(r: &serde_json::Value) -> (usize, usize) {
+    let prompt = r["prompt"].as_str().unwrap_or_default();
+    let transcript = r["transcript"].as_str().unwrap_or_default();
+    let words: Vec<&str> = transcript
+        .split_whitespace()
+        .map(|w| w.trim_end_matches(['.', ',', ':', ';', ')']))
+        .collect();
+    let options: Vec<&str> = prompt
+        .lines()
+        .filter_map(|l| l.split_once(". ").map(|(letter, _)| letter))
+        .filter(|l| l.len() == 1 && l.chars().all(|c| c.is_ascii_uppercase()))
+        .collect();
+    let heard = options.iter().filter(|l| words.contains(l)).count();
+    (options.len(), heard)
+}
+
 /// Every fixture prompt (options 1.5-2 s apart, instructions of several sentences with
 /// pauses) is one turn whose transcript is the whole prompt: exactly one record each,
 /// answered, `turns` 1, and on the flite voices a word error rate against the prompt of at
@@ -286,6 +304,7 @@ fn every_fixture_prompt_is_one_whole_turn_in_both_paces() -> Result<()> {
         ("openbookqa", "realtime", Some("2")),
     ];
     let mut flite = String::new();
+    let (mut letters, mut heard) = (0, 0);
     for (subset, pace, limit) in runs {
         let out = tmp.path().join(format!("{subset}-{pace}"));
         let records = audio_records(&data, subset, &out, pace, limit)?;
@@ -313,12 +332,23 @@ fn every_fixture_prompt_is_one_whole_turn_in_both_paces() -> Result<()> {
                     "{r}"
                 );
             }
+            if subset == "openbookqa" {
+                let (n, h) = option_letters_heard(r);
+                (letters, heard) = (letters + n, heard + h);
+            }
             if r["voice"].as_str().is_some_and(|v| v.starts_with("flite")) {
                 flite.push_str(&r.to_string());
                 flite.push('\n');
             }
         }
     }
+    // Told that lettered options come (`--listen-for auto` on a multiple-choice subset), the
+    // recognizer writes most spoken letters as letters; with the plain prompt it wrote 9 of
+    // the 20 of the fast run as words ("Keep the sun", "Be natural gas", "Deep seed").
+    ensure!(
+        heard * 10 >= letters * 7,
+        "{heard} of {letters} option letters written as letters"
+    );
     // One figure over every flite record: single letters ("B" heard as "be") cost a few
     // points per option; a fragment transcript misses most of the prompt's words.
     let file = tmp.path().join("flite.jsonl");

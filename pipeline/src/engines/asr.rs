@@ -61,23 +61,27 @@ impl WhisperTranscriber {
     pub fn load(dir: &Path, threads: usize, realtime: bool) -> EngineResult<Self> {
         let search = pocket_asr::RecognizerConfig::default().final_search();
         Ok(Self::new(
-            &Self::recognizer(dir, threads, None, search)?,
+            &Self::recognizer(dir, threads, None, search, "")?,
             realtime,
         ))
     }
 
     /// Loads a recognizer for the pipeline, with the VAD in `vad_model` (Silero weights;
     /// `None`: earshot) for the pipeline's speech detector (`rec.new_vad()`). Finals are
-    /// searched for as `search` says (greedy, then a beam when greedy is unsure).
+    /// searched for as `search` says (greedy, then a beam when greedy is unsure); `plain_text`
+    /// is the earlier text of turns spoken to a silent assistant (`RecognizerConfig::plain_text`,
+    /// empty for none).
     pub fn recognizer(
         dir: &Path,
         threads: usize,
         vad_model: Option<PathBuf>,
         search: pocket_asr::Search,
+        plain_text: &str,
     ) -> EngineResult<Arc<pocket_asr::Recognizer>> {
         let mut cfg = pocket_asr::RecognizerConfig {
             threads: threads.max(1),
             vad_model,
+            plain_text: plain_text.to_string(),
             ..Default::default()
         };
         cfg.set_final_search(search);

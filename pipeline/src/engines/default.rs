@@ -54,6 +54,9 @@ pub struct EngineOptions {
     /// How the recognizer searches for final transcripts (beam width, and below which greedy
     /// confidence the beam runs).
     pub asr_search: pocket_asr::Search,
+    /// Earlier text the recognizer is given for the user's turns (empty: none); see
+    /// `pocket_asr::RecognizerConfig::plain_text`.
+    pub asr_plain_text: String,
 }
 
 impl Default for EngineOptions {
@@ -67,6 +70,7 @@ impl Default for EngineOptions {
             turn_classifier: true,
             words_judge: true,
             asr_search: pocket_asr::RecognizerConfig::default().final_search(),
+            asr_plain_text: String::new(),
         }
     }
 }
@@ -125,8 +129,14 @@ pub fn load_default(store: &Store, opts: &EngineOptions) -> Result<LoadedEngines
             None
         }
     };
-    let rec = WhisperTranscriber::recognizer(&whisper, threads, vad_model, opts.asr_search)
-        .map_err(|e| engine("speech recognition", e))?;
+    let rec = WhisperTranscriber::recognizer(
+        &whisper,
+        threads,
+        vad_model,
+        opts.asr_search,
+        &opts.asr_plain_text,
+    )
+    .map_err(|e| engine("speech recognition", e))?;
     // The loop's one voice detector (the recognizer's stream has none of its own).
     let detector = VadDetector(rec.new_vad());
     let vad = if rec.config().vad_model.is_some() {

@@ -27,9 +27,14 @@ fn jfk_through_the_ears_gives_the_transcript() {
     let silero = store
         .require_file(pocket_assets::ids::SILERO_VAD, "silero_vad_16k.safetensors")
         .expect("silero weights");
-    let rec =
-        WhisperTranscriber::recognizer(&model, 2, Some(silero), pocket_asr::Search::always_beam(5))
-            .expect("model loads");
+    let rec = WhisperTranscriber::recognizer(
+        &model,
+        2,
+        Some(silero),
+        pocket_asr::Search::always_beam(5),
+        "",
+    )
+    .expect("model loads");
     let engines = Engines {
         detector: Box::new(VadDetector(rec.new_vad())),
         transcriber: Box::new(WhisperTranscriber::new(&rec, false)),

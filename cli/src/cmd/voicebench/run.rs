@@ -18,7 +18,7 @@ use pocket_voicebench::{
 
 use super::audio::{AudioAnswerer, AudioSetup};
 use super::progress::Progress;
-use super::spec::{Modality, TurnEnd};
+use super::spec::{ListenFor, Modality, TurnEnd};
 use super::text::TextAnswerer;
 use super::worker::{Answerer, Factory, run_pool};
 use crate::args::{ChatChoiceArgs, EndpointArgs, PaceArg};
@@ -66,6 +66,11 @@ pub struct RunArgs {
     /// the loop's endpointing (`--endpoint`), which may end a turn at a pause inside it.
     #[arg(long, value_enum, default_value = "sample")]
     pub turn: TurnEnd,
+    /// What the recognizer expects (audio, ttft): `auto` (default) tells it that a question
+    /// with lettered options comes in the multiple-choice subsets (openbookqa, mmsu), so
+    /// "B" is written "B." and not "Be"; `plain` uses the voice loop's own prompt everywhere.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub listen_for: ListenFor,
     /// Silence that ends a user turn in `--endpoint fixed`.
     #[arg(long, default_value_t = 400)]
     pub end_silence_ms: u64,
@@ -149,6 +154,8 @@ fn make_factory(args: &RunArgs, jobs: usize) -> Result<Factory> {
     opts.chat.sampler.seed = args.seed;
     let endpoint = args.endpoint.choice(args.end_silence_ms);
     endpoint.apply_to(&mut opts);
+    let subset = pocket_voicebench::Subset::from_name(&args.subset).ok();
+    opts.asr_plain_text = args.listen_for.plain_text(subset).to_string();
     match args.modality {
         Modality::Text => {
             if args.save_audio {

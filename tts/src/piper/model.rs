@@ -170,6 +170,20 @@ fn release_freed_memory() {
     }
 }
 
+/// Phoneme ids above which a run's tensors get pages of their own (about 40 characters, 2.5 s
+/// of audio; Piper interleaves a pad id with each phoneme). A two-word first phrase and most
+/// clauses stay below it, so the pieces whose synthesis time is heard keep the heap's speed.
+const LONG_RUN_IDS: usize = 80;
+
+/// The mmap threshold while a long run's tensors are allocated: each tensor of 1 MiB or more
+/// is mapped on its own and unmapped when freed.
+const LONG_RUN_MMAP_THRESHOLD: i32 = 1 << 20;
+
+/// The mmap threshold between long runs: glibc's ceiling for the threshold it raises by itself
+/// (32 MiB on 64-bit; left alone, it rises to the largest mapping freed so far), so the
+/// allocations between long runs stay on the heap as they did before a long run set it.
+const USUAL_MMAP_THRESHOLD: i32 = 32 << 20;
+
 /// For the length of one long run, makes glibc map every large tensor on its own, so that
 /// resident memory follows the run's live tensors instead of the heap's high-water mark.
 ///
@@ -181,63 +195,37 @@ fn release_freed_memory() {
 /// small and many; so only long pieces, synthesized while earlier ones play, pay for the
 /// mappings. The threshold is global, so other threads' large allocations during the run are
 /// mapped too (the engines allocate nothing per token; a recognizer pass allocates little).
-/// Other C libraries (Android's scudo, Apple's malloc) map large blocks on their own.
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-mod long_run {
-    /// Phoneme ids above which a run's tensors get pages of their own (about 40 characters,
-    /// 2.5 s of audio; Piper interleaves a pad id with each phoneme). A two-word first phrase
-    /// and most clauses stay below it, so the pieces whose synthesis time is heard keep the
-    /// heap's speed.
-    const LONG_RUN_IDS: usize = 80;
+/// Other C libraries (Android's scudo, Apple's malloc) map large blocks on their own, so the
+/// guard does nothing there.
+struct LongRunTensors {
+    active: bool,
+}
 
-    /// The mmap threshold while a long run's tensors are allocated: each tensor of 1 MiB or
-    /// more is mapped on its own and unmapped when freed.
-    const LONG_RUN_MMAP_THRESHOLD: i32 = 1 << 20;
-
-    /// The mmap threshold between long runs: glibc's own ceiling for the threshold it raises
-    /// by itself (32 MiB on 64-bit), where it sits anyway once Piper has freed a large tensor.
-    const USUAL_MMAP_THRESHOLD: i32 = 32 << 20;
-
-    pub(super) struct LongRunTensors {
-        active: bool,
-    }
-
-    impl LongRunTensors {
-        pub(super) fn own_pages(ids: usize) -> Self {
-            let active = ids > LONG_RUN_IDS;
-            if active {
-                set_mmap_threshold(LONG_RUN_MMAP_THRESHOLD);
-            }
-            LongRunTensors { active }
+impl LongRunTensors {
+    fn own_pages(ids: usize) -> Self {
+        let active = cfg!(all(target_os = "linux", target_env = "gnu")) && ids > LONG_RUN_IDS;
+        if active {
+            set_mmap_threshold(LONG_RUN_MMAP_THRESHOLD);
         }
+        LongRunTensors { active }
     }
+}
 
-    impl Drop for LongRunTensors {
-        fn drop(&mut self) {
-            if self.active {
-                set_mmap_threshold(USUAL_MMAP_THRESHOLD);
-            }
-        }
-    }
-
-    fn set_mmap_threshold(bytes: i32) {
-        // SAFETY: `mallopt` sets a glibc tunable under the main arena's lock; glibc refuses a
-        // value above its maximum (returning 0, which leaves the old one).
-        unsafe {
-            libc::mallopt(libc::M_MMAP_THRESHOLD, bytes);
+impl Drop for LongRunTensors {
+    fn drop(&mut self) {
+        if self.active {
+            set_mmap_threshold(USUAL_MMAP_THRESHOLD);
         }
     }
 }
 
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-mod long_run {
-    pub(super) struct LongRunTensors;
-
-    impl LongRunTensors {
-        pub(super) fn own_pages(_ids: usize) -> Self {
-            LongRunTensors
-        }
+fn set_mmap_threshold(bytes: i32) {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: `mallopt` sets a glibc tunable under the main arena's lock; glibc refuses a value
+    // above its maximum (returning 0, which leaves the old one).
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, bytes);
     }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    let _ = bytes;
 }
-
-use long_run::LongRunTensors;

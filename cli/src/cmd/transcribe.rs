@@ -1,8 +1,8 @@
-//! `pocket transcribe FILE.wav`: speech recognition of a WAV file (any rate and channel
+//! `pocket transcribe FILE.wav...`: speech recognition of WAV files (any rate and channel
 //! count) through the streaming recognizer: VAD-cut utterances, each with its text and timing,
-//! then the real-time factor of the whole run.
+//! then the real-time factor of each file's run. The model loads once for all the files.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
@@ -26,8 +26,9 @@ pub enum WeightChoice {
 
 #[derive(Args)]
 pub struct TranscribeArgs {
-    /// WAV file (PCM 8-32 bit or float, any sample rate, any channel count).
-    pub file: PathBuf,
+    /// WAV files (PCM 8-32 bit or float, any sample rate, any channel count), in turn.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
     /// Whisper model.
     #[arg(long, value_enum, default_value = "tiny.en")]
     pub model: ModelChoice,
@@ -53,6 +54,10 @@ pub struct TranscribeArgs {
     /// probability (1 = always, 0 = never).
     #[arg(long, default_value_t = RecognizerConfig::default().beam_below_p)]
     pub beam_below: f32,
+    /// Earlier text Whisper reads before each utterance, as the transcript so far
+    /// (`RecognizerConfig::plain_text`; for trying prompts).
+    #[arg(long, default_value = "")]
+    pub earlier_text: String,
 }
 
 #[derive(serde::Serialize)]
@@ -84,6 +89,7 @@ pub fn run(a: TranscribeArgs) -> Result<()> {
         beam_size: a.beam,
         beam_below_p: a.beam_below,
         language: a.language.clone(),
+        plain_text: a.earlier_text.clone(),
         weight_format: match a.weights {
             WeightChoice::Q8 => WeightFormat::Q8_0,
             WeightChoice::F16 => WeightFormat::F16,
@@ -93,12 +99,36 @@ pub fn run(a: TranscribeArgs) -> Result<()> {
     let t_load = Instant::now();
     let rec = Recognizer::load(&dir, cfg).with_context(|| format!("loading {}", dir.display()))?;
     let load_ms = t_load.elapsed().as_secs_f64() * 1e3;
+    // A file that cannot be read is told and skipped; the others are still transcribed.
+    let mut failed = 0;
+    for file in &a.files {
+        if let Err(e) = transcribe_file(&a, &rec, id, file, load_ms) {
+            eprintln!("error: {e:#}");
+            failed += 1;
+        }
+    }
+    if failed > 0 {
+        bail!(
+            "{failed} of {} files could not be transcribed",
+            a.files.len()
+        );
+    }
+    Ok(())
+}
 
-    let mut reader = hound::WavReader::open(&a.file)
-        .with_context(|| format!("{} is not a readable WAV file", a.file.display()))?;
+/// One file's utterances and summary.
+fn transcribe_file(
+    a: &TranscribeArgs,
+    rec: &std::sync::Arc<Recognizer>,
+    id: &str,
+    file: &Path,
+    load_ms: f64,
+) -> Result<()> {
+    let mut reader = hound::WavReader::open(file)
+        .with_context(|| format!("{} is not a readable WAV file", file.display()))?;
     let spec = reader.spec();
     if reader.duration() == 0 {
-        bail!("{} holds no audio samples", a.file.display());
+        bail!("{} holds no audio samples", file.display());
     }
     let (rate, channels) = (spec.sample_rate, spec.channels);
     let frames = u64::from(reader.duration());
@@ -204,7 +234,7 @@ pub fn run(a: TranscribeArgs) -> Result<()> {
     let rtf = run_s / audio_s.max(1e-9);
     if a.json {
         let summary = serde_json::json!({
-            "file": a.file.display().to_string(),
+            "file": file.display().to_string(),
             "model": id,
             "threads": a.threads,
             "audio_s": audio_s,
@@ -219,8 +249,15 @@ pub fn run(a: TranscribeArgs) -> Result<()> {
             println!("(no speech found)");
         }
         println!(
-            "{:.2} s of audio ({} Hz, {} ch) in {:.2} s: RTF {:.3} ({} threads, model {id} loaded in {:.0} ms)",
-            audio_s, rate, channels, run_s, rtf, a.threads, load_ms
+            "{}: {:.2} s of audio ({} Hz, {} ch) in {:.2} s: RTF {:.3} ({} threads, model {id} loaded in {:.0} ms)",
+            file.display(),
+            audio_s,
+            rate,
+            channels,
+            run_s,
+            rtf,
+            a.threads,
+            load_ms
         );
     }
     Ok(())

@@ -16,7 +16,9 @@
 # MODES: endpoint modes to run; "fixed@300" sets the fixed rule's silence, "smart@400" the
 # classifier's fallback silence (ms), "semantic@1000" likewise; a "-nospec" suffix runs without the reply made ahead
 # during the end-of-speech wait, e.g. MODES="fixed fixed-nospec fixed@300 smart smart@400";
-# a "-noq" suffix turns off the shorter wait for words written as a question.)
+# a "-noq" suffix turns off the shorter wait for words written as a question.
+# CONVERSE_ARGS: more `pocket converse` options for every run, split at spaces, e.g. "--model
+# ID"; ASR_EARLIER_TEXT, when set, is passed whole as --asr-earlier-text.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WORK=${1:?usage: bench/turn-taking.sh WORKDIR}
@@ -74,6 +76,7 @@ for voice in "${VOICES[@]}"; do
     extra=()
     [[ "$mode" == *-nospec ]] && extra+=(--no-speculate)
     [[ "$mode" == *-noq ]] && extra+=(--question-threshold 1)
+    [ -z "${ASR_EARLIER_TEXT+set}" ] || extra+=(--asr-earlier-text "$ASR_EARLIER_TEXT")
     base=${mode%-nospec}
     base=${base%-noq}
     if [[ "$base" == fixed@* ]]; then extra+=(--end-silence-ms "${base#*@}"); fi
@@ -82,7 +85,7 @@ for voice in "${VOICES[@]}"; do
     fi
     echo "== $mode $voice (${#inputs[@]} args)" >&2
     "$POCKET" converse --pace realtime --threads 2 --endpoint "${base%@*}" "${inputs[@]}" \
-      "${extra[@]}" --output "$dir/$mode.wav" --report "$dir/$mode.json" --quiet
+      "${extra[@]}" ${CONVERSE_ARGS:-} --output "$dir/$mode.wav" --report "$dir/$mode.json" --quiet
   done
 done
 uptime > "$WORK/load.txt"

@@ -81,6 +81,10 @@ pub struct Recognizer {
     sot_index: usize,
     /// The prompt with `cfg.over_reply_text` before it, and its start-of-transcript index.
     over_reply: Option<(Vec<u32>, usize)>,
+    /// With `cfg.plain_text`: the prompt without it, and the texts that echo it (see
+    /// [`crate::context::Echoes`]). A plain utterance decoded as an echo is decoded again
+    /// with the bare prompt.
+    bare: Option<(Vec<u32>, usize, crate::context::Echoes)>,
     sessions: Mutex<Vec<Session>>,
     /// Loaded Silero weights, cloned into each stream's VAD.
     silero: Option<crate::silero::Silero>,
@@ -113,7 +117,14 @@ impl Recognizer {
             }
         };
         let over_reply = after(&cfg.over_reply_text, "over_reply_text")?;
-        let (prompt, sot_index) = after(&cfg.plain_text, "plain_text")?.unwrap_or((bare, bare_sot));
+        let (prompt, sot_index, bare) = match after(&cfg.plain_text, "plain_text")? {
+            Some((p, i)) => (
+                p,
+                i,
+                Some((bare, bare_sot, crate::context::Echoes::of(&cfg.plain_text))),
+            ),
+            None => (bare, bare_sot, None),
+        };
         let silero = match &cfg.vad_model {
             Some(p) => Some(crate::silero::Silero::load(p)?),
             None => None,
@@ -124,6 +135,7 @@ impl Recognizer {
             prompt,
             sot_index,
             over_reply,
+            bare,
             sessions: Mutex::new(Vec::new()),
             silero,
         }))
@@ -243,6 +255,37 @@ impl Recognizer {
             (Context::OverReply, Some((p, i))) => (p.as_slice(), *i),
             _ => (self.prompt.as_slice(), self.sot_index),
         };
+        let (t, st) = self.decode_after(session, samples, draft, search, prompt, sot_index)?;
+        match &self.bare {
+            // Unclear speech after earlier text is sometimes "heard" as that text itself
+            // ("What is the weather like today?" for a garbled question): decode it again
+            // without, and keep that.
+            Some((bare, bare_sot, echoes)) if context == Context::Plain && echoes.echo(&t.text) => {
+                let (mut again, s) =
+                    self.decode_after(session, samples, &[], search, bare, *bare_sot)?;
+                let mut both = st;
+                both += s;
+                again.timings.mel_ms = both.mel_ms;
+                again.timings.encoder_ms = both.encoder_ms;
+                again.timings.decoder_ms = both.decoder_ms;
+                again.timings.total_ms = both.mel_ms + both.encoder_ms + both.decoder_ms;
+                Ok((again, both))
+            }
+            _ => Ok((t, st)),
+        }
+    }
+
+    /// [`decode_window`](Self::decode_window) after `prompt` (start of transcript at
+    /// `sot_index`).
+    fn decode_after(
+        &self,
+        session: &mut Session,
+        samples: &[f32],
+        draft: &[u32],
+        search: Search,
+        prompt: &[u32],
+        sot_index: usize,
+    ) -> Result<(Transcript, StageTimes), AsrError> {
         let pad = Padding {
             min_samples: self.cfg.min_input_samples(),
             tail_samples: self.cfg.tail_pad_samples(),

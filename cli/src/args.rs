@@ -128,6 +128,12 @@ pub struct ChatChoiceArgs {
     /// this probability (1 = always, 0 = never).
     #[arg(long, default_value_t = pocket_asr::RecognizerConfig::default().beam_below_p)]
     pub asr_beam_below: f32,
+    /// Earlier text the recognizer reads before each turn spoken to a silent assistant, as the
+    /// transcript so far (default none; `voicebench run` takes `--listen-for` instead). A few
+    /// everyday questions, as `pocket_asr::context::QUESTION_TEXT`, make tiny.en hear more
+    /// questions right at ~20 ms more to the first audio (docs/PERFORMANCE.md, "Earlier text").
+    #[arg(long)]
+    pub asr_earlier_text: Option<String>,
 }
 
 impl ChatChoiceArgs {
@@ -139,6 +145,7 @@ impl ChatChoiceArgs {
             system_prompt: self.system_prompt.clone(),
             repeat_penalty: self.repeat_penalty,
             avoid_copy_ngram: self.avoid_copy_ngram,
+            asr_plain_text: self.asr_earlier_text.clone(),
             asr_search: pocket_asr::Search {
                 beam: self.asr_beam,
                 greedy_min_p: self.asr_beam_below,

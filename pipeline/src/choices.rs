@@ -116,6 +116,9 @@ pub struct ChatChoice {
     pub repeat_penalty: Option<f32>,
     /// Replaces the n of the reply's no-copy rule (0: off).
     pub avoid_copy_ngram: Option<usize>,
+    /// Replaces the recognizer's earlier text for turns spoken to a silent assistant
+    /// (`EngineOptions::asr_plain_text`).
+    pub asr_plain_text: Option<String>,
 }
 
 impl Default for ChatChoice {
@@ -127,6 +130,7 @@ impl Default for ChatChoice {
             system_prompt: None,
             repeat_penalty: None,
             avoid_copy_ngram: None,
+            asr_plain_text: None,
         }
     }
 }
@@ -164,6 +168,9 @@ impl ChatChoice {
         }
         if let Some(n) = self.avoid_copy_ngram {
             opts.chat.avoid_copy_ngram = n;
+        }
+        if let Some(t) = &self.asr_plain_text {
+            opts.asr_plain_text.clone_from(t);
         }
         opts
     }

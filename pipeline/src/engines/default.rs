@@ -55,7 +55,9 @@ pub struct EngineOptions {
     /// confidence the beam runs).
     pub asr_search: pocket_asr::Search,
     /// Earlier text the recognizer is given for the user's turns (empty: none); see
-    /// `pocket_asr::RecognizerConfig::plain_text`.
+    /// `pocket_asr::RecognizerConfig::plain_text`. Default: none. A few everyday questions
+    /// (`pocket_asr::context::QUESTION_TEXT`, `--asr-earlier-text`) make tiny.en hear more
+    /// questions right but cost the loop ~20 ms at the median (docs/PERFORMANCE.md).
     pub asr_plain_text: String,
 }
 

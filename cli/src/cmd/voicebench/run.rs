@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use clap::Args;
 use pocket_assets::Store;
 use pocket_pipeline::audio::file::Pace;
@@ -155,6 +155,12 @@ fn make_factory(args: &RunArgs, jobs: usize) -> Result<Factory> {
     let endpoint = args.endpoint.choice(args.end_silence_ms);
     endpoint.apply_to(&mut opts);
     let subset = pocket_voicebench::Subset::from_name(&args.subset).ok();
+    if args.chat.asr_earlier_text.is_some() {
+        bail!(
+            "voicebench run chooses the recognizer's earlier text with --listen-for, not --asr-earlier-text"
+        );
+    }
+    // The runner's own choice, as measured in docs/VOICEBENCH.md.
     opts.asr_plain_text = args.listen_for.plain_text(subset).to_string();
     match args.modality {
         Modality::Text => {

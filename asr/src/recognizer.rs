@@ -255,44 +255,13 @@ impl Recognizer {
             (Context::OverReply, Some((p, i))) => (p.as_slice(), *i),
             _ => (self.prompt.as_slice(), self.sot_index),
         };
-        let (t, st) = self.decode_after(session, samples, draft, search, prompt, sot_index)?;
-        match &self.bare {
-            // Unclear speech after earlier text is sometimes "heard" as that text itself
-            // ("What is the weather like today?" for a garbled question): decode it again
-            // without, and keep that.
-            Some((bare, bare_sot, echoes)) if context == Context::Plain && echoes.echo(&t.text) => {
-                let (mut again, s) =
-                    self.decode_after(session, samples, &[], search, bare, *bare_sot)?;
-                let mut both = st;
-                both += s;
-                again.timings.mel_ms = both.mel_ms;
-                again.timings.encoder_ms = both.encoder_ms;
-                again.timings.decoder_ms = both.decoder_ms;
-                again.timings.total_ms = both.mel_ms + both.encoder_ms + both.decoder_ms;
-                Ok((again, both))
-            }
-            _ => Ok((t, st)),
-        }
-    }
-
-    /// [`decode_window`](Self::decode_window) after `prompt` (start of transcript at
-    /// `sot_index`).
-    fn decode_after(
-        &self,
-        session: &mut Session,
-        samples: &[f32],
-        draft: &[u32],
-        search: Search,
-        prompt: &[u32],
-        sot_index: usize,
-    ) -> Result<(Transcript, StageTimes), AsrError> {
         let pad = Padding {
             min_samples: self.cfg.min_input_samples(),
             tail_samples: self.cfg.tail_pad_samples(),
         };
         let secs = samples.len() as f64 / SAMPLE_RATE as f64;
         let max_tokens = (self.cfg.max_tokens_per_second * secs).ceil() as usize + 8;
-        let (d, st) = session.run(
+        let (d, mut st) = session.run(
             &self.model,
             samples,
             pad,
@@ -302,6 +271,25 @@ impl Recognizer {
             max_tokens,
             search,
         )?;
+        let mut t = self.transcript(d, secs);
+        if let Some((bare, bare_sot, echoes)) = &self.bare
+            && context == Context::Plain
+            && echoes.echo(&t.text)
+        {
+            // Unclear speech after earlier text is sometimes "heard" as that text itself
+            // ("What is the weather like today?" for a garbled question): decode the audio
+            // the session holds encoded again without the earlier text, and keep that.
+            let t0 = std::time::Instant::now();
+            let d = session.decode(&self.model, bare, *bare_sot, &[], max_tokens, search)?;
+            st.decoder_ms += t0.elapsed().as_secs_f64() * 1e3;
+            t = self.transcript(d, secs);
+        }
+        Ok((with_stage_times(t, st), st))
+    }
+
+    /// The transcript of decoded tokens `d` of `secs` of audio, applying the no-speech rule
+    /// (its stage times are [`with_stage_times`]'s to set).
+    fn transcript(&self, d: crate::whisper::decode::Decoded, secs: f64) -> Transcript {
         let silence = (d.no_speech_prob > self.cfg.no_speech_threshold
             && d.avg_logprob < self.cfg.logprob_threshold)
             || d.no_speech_prob > self.cfg.no_speech_certain
@@ -316,7 +304,7 @@ impl Recognizer {
         } else {
             crate::confidence::last_word_prob(&self.model.vocab, &d.tokens, &d.token_logprobs)
         };
-        let t = Transcript {
+        Transcript {
             last_word_prob,
             text,
             no_speech_prob: d.no_speech_prob,
@@ -330,18 +318,12 @@ impl Recognizer {
             },
             audio_secs: secs,
             timings: Timings {
-                mel_ms: st.mel_ms,
-                encoder_ms: st.encoder_ms,
-                decoder_ms: st.decoder_ms,
-                total_ms: st.mel_ms + st.encoder_ms + st.decoder_ms,
                 decoder_passes: d.passes,
                 draft_accepted: d.draft_accepted,
-                repaired_samples: 0,
-                speculative: false,
                 beam_searched: d.beam_searched,
+                ..Timings::default()
             },
-        };
-        Ok((t, st))
+        }
     }
 
     /// [`decode_window`](Self::decode_window) for a final result. When its text may have
@@ -367,7 +349,7 @@ impl Recognizer {
         let tail = &samples[pauses.last_mid..];
         let (last, s) = self.decode_window(session, tail, &[], Search::GREEDY, context)?;
         st += s;
-        let mut out = if last.is_silence || long_pause::ends_with(&t.text, &last.text) {
+        let out = if last.is_silence || long_pause::ends_with(&t.text, &last.text) {
             t
         } else {
             let cut = pauses.longest_mid;
@@ -383,11 +365,7 @@ impl Recognizer {
             }
         };
         // Every decode above, the whole window's and the tail's included.
-        out.timings.mel_ms = st.mel_ms;
-        out.timings.encoder_ms = st.encoder_ms;
-        out.timings.decoder_ms = st.decoder_ms;
-        out.timings.total_ms = st.mel_ms + st.encoder_ms + st.decoder_ms;
-        Ok((out, st))
+        Ok((with_stage_times(out, st), st))
     }
 
     /// A fresh VAD of the configured kind.
@@ -413,4 +391,13 @@ impl Recognizer {
             v.push(s);
         }
     }
+}
+
+/// `t` with its stage times (and their total) set to `st`.
+fn with_stage_times(mut t: Transcript, st: StageTimes) -> Transcript {
+    t.timings.mel_ms = st.mel_ms;
+    t.timings.encoder_ms = st.encoder_ms;
+    t.timings.decoder_ms = st.decoder_ms;
+    t.timings.total_ms = st.mel_ms + st.encoder_ms + st.decoder_ms;
+    t
 }

@@ -241,6 +241,32 @@ impl Session {
         self.dec
             .set_audio(&m.weights, &m.pool, m.isa, &self.enc.x, t, cross)?;
         let t2 = Instant::now();
+        let out = self.decode(m, prompt, sot_index, draft, max_tokens, search)?;
+        let t3 = Instant::now();
+        let ms = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e3;
+        Ok((
+            out,
+            StageTimes {
+                mel_ms: ms(t0, t1),
+                encoder_ms: ms(t1, t2),
+                decoder_ms: ms(t2, t3),
+            },
+        ))
+    }
+
+    /// The decoder step of [`run`](Self::run) alone, over the audio the last `run` encoded
+    /// (its cross-attention stays set): decoding the same audio after another prompt costs no
+    /// second mel or encoder pass.
+    pub fn decode(
+        &mut self,
+        m: &Whisper,
+        prompt: &[u32],
+        sot_index: usize,
+        draft: &[u32],
+        max_tokens: usize,
+        search: Search,
+    ) -> Result<Decoded, AsrError> {
+        self.dec.pos = 0;
         let model = m.decode_model();
         let beam = |dec: &mut decoder::DecoderState| {
             dec.pos = 0;
@@ -261,15 +287,6 @@ impl Session {
                 g
             }
         };
-        let t3 = Instant::now();
-        let ms = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e3;
-        Ok((
-            out,
-            StageTimes {
-                mel_ms: ms(t0, t1),
-                encoder_ms: ms(t1, t2),
-                decoder_ms: ms(t2, t3),
-            },
-        ))
+        Ok(out)
     }
 }

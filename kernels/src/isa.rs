@@ -14,6 +14,10 @@ pub enum Isa {
     /// integer tiles, which use `vpdpbusd` on 256-bit registers (32-bit sums, no 16-bit
     /// partial sums, 32 registers).
     Avx512Vnni,
+    /// [`Isa::Avx512Vnni`] plus AMX-INT8 tiles, with the OS's permission to use them: the
+    /// VNNI kernels, except the prefill tile of interleaved Q4_K, whose `tdpbsud` multiplies
+    /// 16 tokens by 16 rows over a 32-element sub-block at once.
+    Amx,
     /// aarch64 with NEON (always present on aarch64).
     Neon,
     /// aarch64 with NEON and the dot-product extension (`sdot`).
@@ -23,7 +27,8 @@ pub enum Isa {
 impl Isa {
     /// The best family this CPU runs. The environment variable `POCKET_KERNELS=scalar`
     /// forces the scalar kernels (for debugging and comparisons); `POCKET_KERNELS=avx2` keeps
-    /// an AVX-512 VNNI CPU to the AVX2 kernels, to measure what an AVX2-only machine gets.
+    /// an AVX-512 VNNI CPU to the AVX2 kernels, to measure what an AVX2-only machine gets, and
+    /// `POCKET_KERNELS=vnni` an AMX CPU to the VNNI ones.
     pub fn detect() -> Isa {
         static ISA: OnceLock<Isa> = OnceLock::new();
         *ISA.get_or_init(|| Isa::capped(std::env::var("POCKET_KERNELS").ok().as_deref()))
@@ -35,7 +40,8 @@ impl Isa {
         let best = Isa::best_supported();
         match cap.map(str::to_ascii_lowercase).as_deref() {
             Some("scalar") => Isa::Scalar,
-            Some("avx2") if best == Isa::Avx512Vnni => Isa::Avx2,
+            Some("avx2") if matches!(best, Isa::Avx512Vnni | Isa::Amx) => Isa::Avx2,
+            Some("vnni") if best == Isa::Amx => Isa::Avx512Vnni,
             _ => best,
         }
     }
@@ -53,6 +59,9 @@ impl Isa {
                     && std::arch::is_x86_feature_detected!("avx512vl")
                     && std::arch::is_x86_feature_detected!("avx512vnni")
                 {
+                    if amx::usable() {
+                        return Isa::Amx;
+                    }
                     return Isa::Avx512Vnni;
                 }
                 return Isa::Avx2;
@@ -75,6 +84,7 @@ impl Isa {
         match Isa::best_supported() {
             Isa::Avx2 => v.push(Isa::Avx2),
             Isa::Avx512Vnni => v.extend([Isa::Avx2, Isa::Avx512Vnni]),
+            Isa::Amx => v.extend([Isa::Avx2, Isa::Avx512Vnni, Isa::Amx]),
             Isa::Neon => v.push(Isa::Neon),
             Isa::NeonDot => v.extend([Isa::Neon, Isa::NeonDot]),
             Isa::Scalar => {}
@@ -150,10 +160,65 @@ mod tests {
         assert_eq!(Isa::capped(Some("SCALAR")), Isa::Scalar);
         assert_eq!(Isa::capped(Some("neon-fast")), best);
         let avx2 = Isa::capped(Some("avx2"));
-        if best == Isa::Avx512Vnni {
+        let vnni = Isa::capped(Some("vnni"));
+        if best == Isa::Amx {
+            assert_eq!(vnni, Isa::Avx512Vnni);
+        } else {
+            assert_eq!(vnni, best, "never a family the CPU lacks");
+        }
+        if matches!(best, Isa::Avx512Vnni | Isa::Amx) {
             assert_eq!(avx2, Isa::Avx2);
         } else {
             assert_eq!(avx2, best, "never a family the CPU lacks");
         }
+    }
+}
+
+/// Whether AMX-INT8 can run: the CPU has it and (Linux) the kernel grants this process the
+/// tile data state. Asked once; elsewhere than Linux it is never used.
+#[cfg(target_arch = "x86_64")]
+mod amx {
+    use std::sync::OnceLock;
+
+    pub(super) fn usable() -> bool {
+        static OK: OnceLock<bool> = OnceLock::new();
+        *OK.get_or_init(|| cpu_has_amx_int8() && os_grants_tile_data())
+    }
+
+    /// CPUID leaf 7: AMX-TILE (EDX bit 24) and AMX-INT8 (bit 25).
+    fn cpu_has_amx_int8() -> bool {
+        // Leaf 0 tells whether leaf 7 exists.
+        if std::arch::x86_64::__cpuid(0).eax < 7 {
+            return false;
+        }
+        std::arch::x86_64::__cpuid_count(7, 0).edx & (3 << 24) == 3 << 24
+    }
+
+    /// `arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA)`: without it the first tile
+    /// instruction faults. The permission holds for the whole process.
+    #[cfg(target_os = "linux")]
+    fn os_grants_tile_data() -> bool {
+        const SYS_ARCH_PRCTL: i64 = 158;
+        const ARCH_REQ_XCOMP_PERM: u64 = 0x1023;
+        const XFEATURE_XTILEDATA: u64 = 18;
+        let ret: i64;
+        // SAFETY: a plain system call that only changes this process's permissions.
+        unsafe {
+            std::arch::asm!(
+                "syscall",
+                inlateout("rax") SYS_ARCH_PRCTL => ret,
+                in("rdi") ARCH_REQ_XCOMP_PERM,
+                in("rsi") XFEATURE_XTILEDATA,
+                lateout("rcx") _,
+                lateout("r11") _,
+                options(nostack),
+            );
+        }
+        ret == 0
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn os_grants_tile_data() -> bool {
+        false
     }
 }

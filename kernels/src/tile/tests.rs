@@ -257,3 +257,66 @@ fn simd_activation_quantizers_are_bit_identical() {
         }
     }
 }
+
+/// The AMX tile works on 16 × 16 blocks and hands the rest to the VNNI tile: on shapes with
+/// whole blocks, a leftover 8-row group and leftover tokens it must give the VNNI tile's
+/// results bit for bit (same integer sums, same float steps), and both the scalar ones
+/// within rounding.
+#[test]
+fn amx_q4_k_tile_matches_vnni_and_scalar() {
+    let isas = Isa::simd_under_test();
+    #[cfg(target_arch = "x86_64")]
+    if Isa::best_supported() != Isa::Amx {
+        eprintln!("no AMX-INT8 on this CPU (or no OS permission): the AMX tile is not checked");
+    }
+    if !isas.contains(&Isa::Amx) {
+        return;
+    }
+    let mut rng = Rng::new(11);
+    let dtype = DType::Q4_K;
+    for (rows, n, k, raw) in [
+        (16, 16, 256, false),
+        (32, 64, 768, false),
+        (40, 37, 512, true),
+        (24, 70, 256, true),
+        (8, 33, 256, false),
+        (48, 5, 256, true),
+    ] {
+        let w = random_weights(&mut rng, dtype, rows, k, raw);
+        let x = rng.uniform_vec(n * k, 2.0);
+        let acts = prepare(dtype.act_kind(), &x, k);
+        let packed = crate::repack::repack_x8(dtype, rows, k, &w).expect("repack");
+        let run_on = |isa| {
+            run(
+                tile_fn(isa, dtype, Layout::X8),
+                dtype,
+                packed.as_slice(),
+                rows,
+                &acts,
+                n,
+                k,
+            )
+        };
+        let (amx, vnni) = (run_on(Isa::Amx), run_on(Isa::Avx512Vnni));
+        let scalar = run(
+            scalar::tile_fn(dtype, Layout::Rows),
+            dtype,
+            &w,
+            rows,
+            &acts,
+            n,
+            k,
+        );
+        assert!(
+            amx.iter().all(|v| v.is_finite()),
+            "rows={rows} n={n} k={k}: unwritten outputs"
+        );
+        assert_eq!(amx, vnni, "rows={rows} n={n} k={k} raw={raw}");
+        for (i, (a, s)) in amx.iter().zip(&scalar).enumerate() {
+            assert!(
+                (a - s).abs() <= 1e-4 * s.abs().max(1.0),
+                "rows={rows} n={n} k={k} at {i}: amx {a} scalar {s}"
+            );
+        }
+    }
+}

@@ -3,6 +3,7 @@
 //! test in `tile::tests`.
 
 mod act;
+pub(crate) mod amx;
 mod float;
 mod kquant;
 mod kstep;

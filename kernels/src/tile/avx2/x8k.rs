@@ -68,7 +68,7 @@ unsafe fn each_block<const C: usize>(
 /// `blk` must be a whole group block.
 #[inline]
 #[target_feature(enable = "avx2,fma,f16c")]
-unsafe fn q4k_scales(blk: *const u8) -> (__m256i, __m256i, [__m256i; 4]) {
+pub(super) unsafe fn q4k_scales(blk: *const u8) -> (__m256i, __m256i, [__m256i; 4]) {
     let m4 = _mm256_set1_epi8(0x0F);
     let m2 = _mm256_set1_epi8(3);
     let m30 = _mm256_set1_epi8(0x30);

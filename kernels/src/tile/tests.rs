@@ -258,12 +258,12 @@ fn simd_activation_quantizers_are_bit_identical() {
     }
 }
 
-/// The AMX tile works on 16 × 16 blocks and hands the rest to the VNNI tile: on shapes with
-/// whole blocks, a leftover 8-row group and leftover tokens it must give the VNNI tile's
+/// The AMX tiles work on 16 × 16 blocks and hand the rest to the VNNI tiles: on shapes with
+/// whole blocks, a leftover 8-row group and leftover tokens they must give the VNNI tiles'
 /// results bit for bit (same integer sums, same float steps), and both the scalar ones
 /// within rounding.
 #[test]
-fn amx_q4_k_tile_matches_vnni_and_scalar() {
+fn amx_k_quant_tiles_match_vnni_and_scalar() {
     let isas = Isa::simd_under_test();
     #[cfg(target_arch = "x86_64")]
     if Isa::best_supported() != Isa::Amx {
@@ -273,15 +273,17 @@ fn amx_q4_k_tile_matches_vnni_and_scalar() {
         return;
     }
     let mut rng = Rng::new(11);
-    let dtype = DType::Q4_K;
-    for (rows, n, k, raw) in [
-        (16, 16, 256, false),
-        (32, 64, 768, false),
-        (40, 37, 512, true),
-        (24, 70, 256, true),
-        (8, 33, 256, false),
-        (48, 5, 256, true),
-    ] {
+    for (dtype, rows, n, k, raw) in [DType::Q4_K, DType::Q6_K].into_iter().flat_map(|d| {
+        [
+            (16, 16, 256, false),
+            (32, 64, 768, false),
+            (40, 37, 512, true),
+            (24, 70, 256, true),
+            (8, 33, 256, false),
+            (48, 5, 256, true),
+        ]
+        .map(|(rows, n, k, raw)| (d, rows, n, k, raw))
+    }) {
         let w = random_weights(&mut rng, dtype, rows, k, raw);
         let x = rng.uniform_vec(n * k, 2.0);
         let acts = prepare(dtype.act_kind(), &x, k);
@@ -315,7 +317,7 @@ fn amx_q4_k_tile_matches_vnni_and_scalar() {
         for (i, (a, s)) in amx.iter().zip(&scalar).enumerate() {
             assert!(
                 (a - s).abs() <= 1e-4 * s.abs().max(1.0),
-                "rows={rows} n={n} k={k} at {i}: amx {a} scalar {s}"
+                "{dtype:?} rows={rows} n={n} k={k} at {i}: amx {a} scalar {s}"
             );
         }
     }

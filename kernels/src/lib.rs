@@ -10,9 +10,9 @@
 //!   larger `n` is tiled so each weight block is loaded once per group of tokens.
 //! * [`attn`]: GQA attention of one query group over an f16 KV cache (keys transposed).
 //! * [`vec`]: f16 dot / axpy (attention over an f16 KV cache), SiLU gating, exp for softmax.
-//! * Kernels are picked at run time ([`Isa::detect`]): AVX2+FMA+F16C (+ AVX-512 VNNI) on x86-64, NEON /
-//!   NEON+dotprod on aarch64, portable scalar code otherwise. Every SIMD kernel has a
-//!   scalar twin and a parity test.
+//! * Kernels are picked at run time ([`Isa::detect`]): AVX2+FMA+F16C (+ AVX-512 VNNI, + AMX-INT8
+//!   for K-quant prefill) on x86-64, NEON / NEON+dotprod on aarch64, portable scalar code
+//!   otherwise. Every SIMD kernel has a scalar twin and a parity test.
 //!
 //! Stable API for other crates (keep it):
 //! ```no_run

@@ -123,21 +123,22 @@ struct Unpacked([u8; 4096]);
 #[repr(C, align(64))]
 struct Sums([[i32; TOK * ROWS]; 16]);
 
-/// Row `m` of C tile `s`.
+/// `Σ_s sc[s] · (row m of C tile s)`: token `m`'s sums of the sub-blocks times their rows'
+/// scales, exact in 32 bits.
 ///
 /// # Safety
-/// `s < 16`, `m < 16`, and that tile written.
+/// `m < 16`, the first `sc.len()` (≤ 16) C tiles written; AVX-512 where this is inlined.
 #[inline(always)]
-unsafe fn sums_row(sums: *const Sums, s: usize, m: usize) -> __m512i {
+unsafe fn scaled_sums(sums: *const Sums, m: usize, sc: &[__m512i]) -> __m512i {
+    let tiles = sums.cast::<[i32; TOK * ROWS]>();
     // SAFETY: guaranteed by the caller; rows are 64-byte aligned.
     unsafe {
-        _mm512_load_si512(
-            sums.cast::<[i32; TOK * ROWS]>()
-                .add(s)
-                .cast::<i32>()
-                .add(ROWS * m)
-                .cast(),
-        )
+        let row = |s: usize| _mm512_load_si512(tiles.add(s).cast::<i32>().add(ROWS * m).cast());
+        let mut sumi = _mm512_setzero_si512();
+        for (s, sc) in sc.iter().enumerate() {
+            sumi = _mm512_add_epi32(sumi, _mm512_mullo_epi32(row(s), *sc));
+        }
+        sumi
     }
 }
 

@@ -6,7 +6,7 @@
 use std::arch::x86_64::*;
 
 use super::super::x8k::q4k_scales;
-use super::{Format, Sums, Unpacked, rows16, sub_block, sums_row};
+use super::{Format, Sums, Unpacked, rows16, scaled_sums, sub_block};
 use crate::quant::BlockQ8K;
 
 pub(super) struct Q4K;
@@ -120,10 +120,7 @@ impl Format for Q4K {
         // SAFETY: the 8 C tiles are written; the bsums loads lie inside `y`; AVX-512 where
         // this is inlined.
         unsafe {
-            let mut sumi = _mm512_mullo_epi32(sums_row(sums, 0, m), sc.sc[0]);
-            for s in 1..8 {
-                sumi = _mm512_add_epi32(sumi, _mm512_mullo_epi32(sums_row(sums, s, m), sc.sc[s]));
-            }
+            let sumi = scaled_sums(sums, m, &sc.sc);
             // Sums of the 8 sub-blocks' activations, as 4 pairs of i16.
             let pairs = _mm_hadd_epi16(
                 _mm_loadu_si128(y.bsums.as_ptr().cast()),

@@ -5,7 +5,7 @@
 
 use std::arch::x86_64::*;
 
-use super::{Format, Sums, Unpacked, rows16, sub_block, sums_row};
+use super::{Format, Sums, Unpacked, rows16, scaled_sums, sub_block};
 use crate::quant::BlockQ8K;
 
 pub(super) struct Q6K;
@@ -126,10 +126,7 @@ impl Format for Q6K {
         // SAFETY: the 16 C tiles are written; the bsums reads lie inside `y`; AVX-512 where
         // this is inlined.
         unsafe {
-            let mut sumi = _mm512_mullo_epi32(sums_row(sums, 0, m), sc.sc[0]);
-            for s in 1..16 {
-                sumi = _mm512_add_epi32(sumi, _mm512_mullo_epi32(sums_row(sums, s, m), sc.sc[s]));
-            }
+            let mut sumi = scaled_sums(sums, m, &sc.sc);
             let bs = y.bsums.as_ptr().cast::<i32>();
             let mut off = _mm512_setzero_si512();
             for (i, pair) in sc.pairs.iter().enumerate() {

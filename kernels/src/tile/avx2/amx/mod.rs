@@ -32,9 +32,9 @@ const ROWS: usize = 16;
 
 /// Bytes of one [`BlockQ8K`] and where its quants start.
 const Q8K_BYTES: usize = size_of::<BlockQ8K>();
-const Q8K_QS: usize = 4;
+const Q8K_QS: usize = std::mem::offset_of!(BlockQ8K, qs);
 
-/// Most tokens whose sums stay in one call's accumulator ([`crate::matmul`] hands out 64).
+/// Most tokens whose sums stay in one call's accumulator ([`crate::matmul()`] hands out 64).
 const TOK_CHUNK: usize = 64;
 
 /// The AMX tile for `dtype` in `layout`, if there is one (else the VNNI one applies).
@@ -66,8 +66,9 @@ pub(crate) unsafe fn tile_q6_kx8(t: &Tile) {
 trait Format {
     /// Bytes of one x8 group block.
     const GROUP_BYTES: usize;
-    /// Tile shapes (rows, bytes per row) of tmm0..tmm7: four C, two A, two B.
-    const SHAPES: [(u8, u16); 8];
+    /// Elements of one sub-block (one scale): the A tiles' bytes per row; the B tiles have a
+    /// row per 4 of them ([`b_tile_bytes`]).
+    const SUB: usize;
     /// The scales of two group blocks, as [`Format::accumulate`] takes them.
     type Scales;
 
@@ -79,17 +80,10 @@ trait Format {
     /// # Safety
     /// As for [`Format::unpack`].
     unsafe fn scales(b0: *const u8, b1: *const u8) -> Self::Scales;
-    /// Every sub-block's products of 16 tokens (quants at `a`, `a_stride` apart) and the B
-    /// tiles in `w`, into `sums`.
-    ///
-    /// # Safety
-    /// Tiles configured with [`Format::SHAPES`]; 16 tokens' 256 quants readable at `a`; `w`
-    /// written by [`Format::unpack`].
-    unsafe fn products(a: *const u8, a_stride: usize, w: *const Unpacked, sums: *mut Sums);
     /// Adds token `m`'s share of the two blocks to its 16 rows in `acc`.
     ///
     /// # Safety
-    /// `sums` written by [`Format::products`].
+    /// `sums` written by [`products`] for this format.
     unsafe fn accumulate(
         sc: &Self::Scales,
         sums: *const Sums,
@@ -99,12 +93,20 @@ trait Format {
     );
 }
 
-/// Palette 1 with a format's tile shapes.
+/// Bytes of the B tile of a sub-block of `sub` elements: a row of 64 bytes per 4 columns.
+const fn b_tile_bytes(sub: usize) -> usize {
+    sub / 4 * 64
+}
+
+/// Palette 1 for sub-blocks of `sub` elements: tmm0-3 the C tiles (16 × 64 bytes), tmm4-5 the
+/// A tiles (16 × `sub`), tmm6-7 the B tiles (`sub / 4` × 64).
 #[repr(C, align(64))]
 struct TileConfig([u8; 64]);
 
 impl TileConfig {
-    fn new(shapes: [(u8, u16); 8]) -> TileConfig {
+    fn new(sub: usize) -> TileConfig {
+        let (c, a, b) = ((16, 64), (16, sub as u16), ((sub / 4) as u8, 64));
+        let shapes: [(u8, u16); 8] = [c, c, c, c, a, a, b, b];
         let mut b = [0u8; 64];
         b[0] = 1;
         for (i, (rows, colsb)) in shapes.into_iter().enumerate() {
@@ -162,7 +164,30 @@ macro_rules! sub_block {
         )
     };
 }
-use sub_block;
+
+/// Every sub-block's products of 16 tokens (quants at `a`, `a_stride` apart) and the B tiles
+/// in `w`, into `sums`. Two A, two B and four C tiles alternate so that consecutive
+/// sub-blocks do not wait on each other's registers.
+///
+/// # Safety
+/// Tiles configured by [`TileConfig::new`]`(F::SUB)`; 16 tokens' 256 quants readable at `a`;
+/// `w` written by `F::unpack`; `sums` writable.
+#[inline(always)]
+unsafe fn products<F: Format>(a: *const u8, a_stride: usize, w: *const Unpacked, sums: *mut Sums) {
+    let (k, bt) = (F::SUB, b_tile_bytes(F::SUB));
+    // SAFETY: guaranteed by the caller.
+    unsafe {
+        let (w, c) = (w.cast::<u8>(), sums.cast::<[i32; TOK * ROWS]>());
+        for q in 0..256 / F::SUB / 4 {
+            let s = 4 * q;
+            let (a, w, c) = (a.add(k * s), w.add(bt * s), c.add(s));
+            sub_block!(4, 6, 0, a, a_stride, w, c);
+            sub_block!(5, 7, 1, a.add(k), a_stride, w.add(bt), c.add(1));
+            sub_block!(4, 6, 2, a.add(2 * k), a_stride, w.add(2 * bt), c.add(2));
+            sub_block!(5, 7, 3, a.add(3 * k), a_stride, w.add(3 * bt), c.add(3));
+        }
+    }
+}
 
 /// The AMX blocks of `t`, the rest by `rest` (the VNNI tile).
 ///
@@ -203,7 +228,7 @@ fn part(t: &Tile, r0: usize, nrows: usize, t0: usize, ntok: usize) -> Tile {
 /// As for [`tile`].
 #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")]
 unsafe fn blocks<F: Format>(t: &Tile, nrows: usize, ntok: usize) {
-    let config = TileConfig::new(F::SHAPES);
+    let config = TileConfig::new(F::SUB);
     // Both are written whole (every group block's unpack, every token block's products)
     // before they are read; zeroing 20 KB per call showed up in profiles.
     let mut unpacked = std::mem::MaybeUninit::<Unpacked>::uninit();
@@ -226,7 +251,7 @@ unsafe fn blocks<F: Format>(t: &Tile, nrows: usize, ntok: usize) {
                     let scales = F::scales(b0, b1);
                     for m0 in (0..nt).step_by(TOK) {
                         let a = t.a.add((t0 + m0) * t.a_stride + b * Q8K_BYTES);
-                        F::products(
+                        products::<F>(
                             a.add(Q8K_QS),
                             t.a_stride,
                             unpacked.as_ptr(),
@@ -244,6 +269,21 @@ unsafe fn blocks<F: Format>(t: &Tile, nrows: usize, ntok: usize) {
             }
         }
         asm!("tilerelease", options(nostack, nomem));
+    }
+}
+
+/// The 8 f16 values at byte `off` of each of two group blocks as 16 lanes (rows) of f32.
+///
+/// # Safety
+/// 16 bytes readable at `off` in both blocks; AVX-512 where this is inlined.
+#[inline(always)]
+unsafe fn f16_rows16(b0: *const u8, b1: *const u8, off: usize) -> __m512 {
+    // SAFETY: guaranteed by the caller.
+    unsafe {
+        _mm512_cvtph_ps(_mm256_set_m128i(
+            _mm_loadu_si128(b1.add(off).cast()),
+            _mm_loadu_si128(b0.add(off).cast()),
+        ))
     }
 }
 

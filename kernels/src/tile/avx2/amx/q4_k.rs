@@ -6,7 +6,7 @@
 use std::arch::x86_64::*;
 
 use super::super::x8k::q4k_scales;
-use super::{Format, Sums, Unpacked, rows16, scaled_sums, sub_block};
+use super::{Format, Sums, Unpacked, f16_rows16, rows16, scaled_sums};
 use crate::quant::BlockQ8K;
 
 pub(super) struct Q4K;
@@ -21,20 +21,11 @@ pub(super) struct Scales {
 }
 
 /// Bytes of a B tile (8 rows of 64).
-const B_TILE: usize = 512;
+const B_TILE: usize = super::b_tile_bytes(<Q4K as Format>::SUB);
 
 impl Format for Q4K {
     const GROUP_BYTES: usize = 1152;
-    const SHAPES: [(u8, u16); 8] = [
-        (16, 64),
-        (16, 64),
-        (16, 64),
-        (16, 64),
-        (16, 32),
-        (16, 32),
-        (8, 64),
-        (8, 64),
-    ];
+    const SUB: usize = 32;
     type Scales = Scales;
 
     #[inline(always)]
@@ -81,35 +72,12 @@ impl Format for Q4K {
                     _mm_loadl_epi64(bytes[1].as_ptr().add(8 * s).cast()),
                 ))
             });
-            let halves = |off: usize| {
-                _mm512_cvtph_ps(_mm256_set_m128i(
-                    _mm_loadu_si128(b1.add(off).cast()),
-                    _mm_loadu_si128(b0.add(off).cast()),
-                ))
-            };
             Scales {
                 sc,
                 mins: std::array::from_fn(|i| rows16(mins0[i], mins1[i])),
-                d: halves(0),
-                dmin: halves(16),
+                d: f16_rows16(b0, b1, 0),
+                dmin: f16_rows16(b0, b1, 16),
             }
-        }
-    }
-
-    #[inline(always)]
-    unsafe fn products(a: *const u8, a_stride: usize, w: *const Unpacked, sums: *mut Sums) {
-        // SAFETY: guaranteed by the caller; two A, two B and four C tiles alternate so that
-        // consecutive sub-blocks do not wait on each other's registers.
-        unsafe {
-            let (w, c) = (w.cast::<u8>(), sums.cast::<[i32; 256]>());
-            sub_block!(4, 6, 0, a, a_stride, w, c);
-            sub_block!(5, 7, 1, a.add(32), a_stride, w.add(B_TILE), c.add(1));
-            sub_block!(4, 6, 2, a.add(64), a_stride, w.add(2 * B_TILE), c.add(2));
-            sub_block!(5, 7, 3, a.add(96), a_stride, w.add(3 * B_TILE), c.add(3));
-            sub_block!(4, 6, 0, a.add(128), a_stride, w.add(4 * B_TILE), c.add(4));
-            sub_block!(5, 7, 1, a.add(160), a_stride, w.add(5 * B_TILE), c.add(5));
-            sub_block!(4, 6, 2, a.add(192), a_stride, w.add(6 * B_TILE), c.add(6));
-            sub_block!(5, 7, 3, a.add(224), a_stride, w.add(7 * B_TILE), c.add(7));
         }
     }
 

@@ -5,7 +5,7 @@
 
 use std::arch::x86_64::*;
 
-use super::{Format, Sums, Unpacked, rows16, scaled_sums, sub_block};
+use super::{Format, Sums, Unpacked, f16_rows16, rows16, scaled_sums};
 use crate::quant::BlockQ8K;
 
 pub(super) struct Q6K;
@@ -19,20 +19,11 @@ pub(super) struct Scales {
 }
 
 /// Bytes of a B tile (4 rows of 64).
-const B_TILE: usize = 256;
+const B_TILE: usize = super::b_tile_bytes(<Q6K as Format>::SUB);
 
 impl Format for Q6K {
     const GROUP_BYTES: usize = 1680;
-    const SHAPES: [(u8, u16); 8] = [
-        (16, 64),
-        (16, 64),
-        (16, 64),
-        (16, 64),
-        (16, 16),
-        (16, 16),
-        (4, 64),
-        (4, 64),
-    ];
+    const SUB: usize = 16;
     type Scales = Scales;
 
     /// Half `n`'s columns `4u .. 4u + 4` of field `j` (element `128n + 32j + 4u`, sub-block
@@ -94,27 +85,7 @@ impl Format for Q6K {
             Scales {
                 sc,
                 pairs: std::array::from_fn(|i| rows16(pair(b0, i), pair(b1, i))),
-                d: _mm512_cvtph_ps(_mm256_set_m128i(
-                    _mm_loadu_si128(b1.cast()),
-                    _mm_loadu_si128(b0.cast()),
-                )),
-            }
-        }
-    }
-
-    #[inline(always)]
-    unsafe fn products(a: *const u8, a_stride: usize, w: *const Unpacked, sums: *mut Sums) {
-        // SAFETY: guaranteed by the caller; two A, two B and four C tiles alternate so that
-        // consecutive sub-blocks do not wait on each other's registers.
-        unsafe {
-            let (w, c) = (w.cast::<u8>(), sums.cast::<[i32; 256]>());
-            for q in 0..4 {
-                let s = 4 * q;
-                let (a, w, c) = (a.add(16 * s), w.add(B_TILE * s), c.add(s));
-                sub_block!(4, 6, 0, a, a_stride, w, c);
-                sub_block!(5, 7, 1, a.add(16), a_stride, w.add(B_TILE), c.add(1));
-                sub_block!(4, 6, 2, a.add(32), a_stride, w.add(2 * B_TILE), c.add(2));
-                sub_block!(5, 7, 3, a.add(48), a_stride, w.add(3 * B_TILE), c.add(3));
+                d: f16_rows16(b0, b1, 0),
             }
         }
     }

@@ -126,7 +126,7 @@ struct Undo {
 
 impl ChatSession {
     pub fn new(model: Arc<Model>, cfg: SessionConfig) -> Result<ChatSession, LlmError> {
-        let template = ChatTemplate::from_metadata(model.gguf().metadata())?;
+        let template = ChatTemplate::of_model(model.gguf().metadata(), model.tokenizer())?;
         let sampler = Sampler::new(cfg.sampler, model.config().vocab_size)?;
         if cfg.max_reply_tokens == 0 {
             return Err(LlmError::InvalidSession {

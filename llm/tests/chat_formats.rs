@@ -134,7 +134,23 @@ fn the_format_is_read_from_the_file() {
         LLAMA3,
         &["<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"],
     );
-    let t =
-        pocket_llm::chat::ChatTemplate::from_metadata(model.gguf().metadata()).expect("template");
+    let t = pocket_llm::chat::ChatTemplate::of_model(model.gguf().metadata(), model.tokenizer())
+        .expect("template");
     assert_eq!(t.format(), &TurnFormat::Llama3);
+}
+
+#[test]
+fn a_loaded_model_keeps_its_turn_end_text_after_dropping_the_vocabulary_arrays() {
+    const ZEPHYR: &str = "{% for message in messages %}{% if message['role'] == 'user' %}{{ '<|user|>\\n' + message['content'] + eos_token }}{% elif message['role'] == 'assistant' %}{{ '<|assistant|>\\n' + message['content'] + eos_token }}{% endif %}{% endfor %}{% if add_generation_prompt %}{{ '<|assistant|>\\n' }}{% endif %}";
+    let model = model_with(ZEPHYR, &["<|user|>", "<|assistant|>"]);
+    let meta = model.gguf().metadata();
+    for key in ["tokenizer.ggml.tokens", "tokenizer.ggml.merges"] {
+        assert!(!meta.contains(key), "{key} is the tokenizer's now");
+    }
+    assert!(meta.contains("tokenizer.chat_template"));
+    let tok = model.tokenizer();
+    let eos = tok.token_text(tok.eos().expect("eos")).expect("eos text");
+    assert!(!eos.is_empty() && eos != "</s>", "{eos:?}");
+    let t = pocket_llm::chat::ChatTemplate::of_model(meta, tok).expect("template");
+    assert_eq!(t.format(), &TurnFormat::Tagged { end: eos.into() });
 }

@@ -7,6 +7,7 @@
 
 use crate::LlmError;
 use crate::gguf::Metadata;
+use crate::tokenizer::Tokenizer;
 
 /// Who speaks a turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -129,6 +130,14 @@ impl ChatTemplate {
             meta.get_opt::<&str>("tokenizer.chat_template")?,
             eos_text.as_deref(),
         )
+    }
+
+    /// The template of a loaded model, as [`from_metadata`](Self::from_metadata) does, with the
+    /// end-of-sequence text from its tokenizer (a loaded model's metadata no longer holds the
+    /// vocabulary: [`GgufFile::forget_vocabulary`](crate::gguf::GgufFile::forget_vocabulary)).
+    pub fn of_model(meta: &Metadata, tokenizer: &Tokenizer) -> Result<Self, LlmError> {
+        let eos_text = tokenizer.eos().and_then(|id| tokenizer.token_text(id));
+        Self::recognize(meta.get_opt::<&str>("tokenizer.chat_template")?, eos_text)
     }
 
     /// [`from_metadata`](Self::from_metadata) for a template's text alone (`</s>` ends a

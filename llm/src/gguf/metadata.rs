@@ -31,6 +31,18 @@ impl Metadata {
         }
     }
 
+    /// Removes `key`, returning its value (the order of the rest is kept).
+    pub fn remove(&mut self, key: &str) -> Option<MetaValue> {
+        let i = self.index.remove(key)?;
+        let (_, value) = self.entries.remove(i);
+        for (k, _) in &self.entries[i..] {
+            if let Some(at) = self.index.get_mut(k) {
+                *at -= 1;
+            }
+        }
+        Some(value)
+    }
+
     /// Whether `key` is present.
     pub fn contains(&self, key: &str) -> bool {
         self.index.contains_key(key)

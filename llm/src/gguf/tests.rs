@@ -462,3 +462,20 @@ fn random_mutations_never_panic() {
         "mutations should mostly break the file ({errors} errors)"
     );
 }
+
+#[test]
+fn removing_a_key_keeps_the_others_and_their_order() {
+    let mut m = super::Metadata::new();
+    for (k, v) in [("a", 1u32), ("b", 2), ("c", 3), ("d", 4)] {
+        m.insert(k, MetaValue::U32(v));
+    }
+    assert_eq!(m.remove("b"), Some(MetaValue::U32(2)));
+    assert_eq!(m.remove("b"), None);
+    assert!(!m.contains("b"));
+    assert_eq!(m.get_u32("c").expect("c"), 3);
+    assert_eq!(m.get_u32("d").expect("d"), 4);
+    m.insert("c", MetaValue::U32(30));
+    let keys: Vec<&str> = m.iter().map(|(k, _)| k).collect();
+    assert_eq!(keys, ["a", "c", "d"]);
+    assert_eq!(m.get_u32("c").expect("c"), 30);
+}

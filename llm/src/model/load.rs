@@ -56,6 +56,8 @@ pub(super) fn from_file(mut file: GgufFile, opts: LoadOptions) -> Result<Model, 
         // Every matrix is in memory now: the model never reads the file again.
         file.detach();
     }
+    // The tokenizer holds the vocabulary now (the chat template reads its end text there).
+    file.forget_vocabulary();
     Ok(Model {
         file,
         config,

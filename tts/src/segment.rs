@@ -6,6 +6,10 @@ use crate::abbrev::period_is_not_sentence_end;
 
 const FENCE: &str = "```";
 
+/// What a clause mark adds to a piece's length against [`SegmenterConfig::max_chars`]: Piper
+/// joe pauses ~0.23 s at each comma of a list, the time of ~4 characters of speech.
+pub const PAUSE_BYTES: usize = 4;
+
 /// How the segmenter cuts.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SegmenterConfig {
@@ -20,11 +24,14 @@ pub struct SegmenterConfig {
     pub second_min_words: usize,
     /// Like `first_max_words`, for the second piece; 0 turns this off.
     pub second_max_words: usize,
-    /// No piece is longer than this (bytes): a longer run is cut at its last clause mark, or
-    /// else before its last phrase-opening word, or else at its last space. This bounds
-    /// synthesis latency on text without punctuation and the memory of one synthesis run,
-    /// which grows with the audio it makes (Piper joe: ~1 MB per character; a 204-character
-    /// sentence peaked 190 MB over a short one).
+    /// No piece is longer than this (bytes, each clause mark counted as [`PAUSE_BYTES`] more
+    /// for the pause it is spoken with): a longer run is cut at its last clause mark, or else
+    /// before its last phrase-opening word, or else at its last space. This bounds synthesis
+    /// latency on text without punctuation and the memory of one synthesis run, which grows
+    /// with the audio it makes (Piper joe: ~15 MB per second of audio, ~4 s for 64 bytes; a
+    /// 204-character sentence peaked 190 MB over a short one). 64 keeps nine sentences in ten
+    /// whole (the 1.5B's replies in a 120-turn session), and the loop with the 1.5B under
+    /// 1.5 GB (docs/PERFORMANCE.md, "Shorter Piper runs").
     pub max_chars: usize,
 }
 
@@ -35,7 +42,7 @@ impl Default for SegmenterConfig {
             first_max_words: 2,
             second_min_words: 3,
             second_max_words: 10,
-            max_chars: 120,
+            max_chars: 64,
         }
     }
 }
@@ -206,12 +213,16 @@ fn find_boundary(text: &str, lead: LeadRule, max_chars: usize) -> Option<usize> 
     let mut word_start = 0usize;
     let mut line_start = true;
     let mut word_at_line_start = false;
+    let mut pauses = 0usize;
     let mut iter = text.char_indices().peekable();
     while let Some((i, c)) = iter.next() {
-        if i >= max_chars {
+        if i + PAUSE_BYTES * pauses >= max_chars {
             return Some(cut_long_run(text, i));
         }
         let next = iter.peek().map(|&(_, n)| n);
+        if matches!(c, ',' | ';' | ':' | '—' | '–') && next.is_some_and(char::is_whitespace) {
+            pauses += 1;
+        }
         if c.is_whitespace() {
             if in_word
                 && lead.max_words > 0
@@ -313,11 +324,16 @@ fn opens_phrase(word: &str) -> bool {
     WORDS.iter().any(|w| w.eq_ignore_ascii_case(word))
 }
 
-/// Where an over-long run ends: after its last clause mark, or else before its last
-/// phrase-opening word, as long as that keeps a third of `limit`; else before the word that
-/// crosses `limit`, or at `limit` when there is no space.
+/// Where an over-long run ends: after its last clause mark (one right at `limit` too), or
+/// else before its last phrase-opening word, as long as that keeps a third of `limit`; else
+/// before the word that crosses `limit`, or at `limit` when there is no space.
 fn cut_long_run(text: &str, limit: usize) -> usize {
     let head = &text[..limit];
+    if head.ends_with([',', ';', ':', '—', '–']) && text[limit..].starts_with(char::is_whitespace)
+    {
+        // The bound falls on the space after a clause mark: the clause is the piece.
+        return limit;
+    }
     let spaces = || head.char_indices().filter(|(_, c)| c.is_whitespace());
     let clause = spaces().rfind(|&(sp, _)| head[..sp].ends_with([',', ';', ':', '—', '–']));
     let opener = || {
@@ -552,16 +568,16 @@ mod tests {
         let text = "word ".repeat(2000);
         let out = run(&[&text]);
         assert!(out.len() > 30);
-        assert!(out.iter().all(|p| p.len() <= 120 && !p.is_empty()));
+        assert!(out.iter().all(|p| p.len() <= 64 && !p.is_empty()));
         let spaceless = "x".repeat(1000);
         let out = run(&[&spaceless]);
-        assert!(out.iter().all(|p| p.len() <= 120));
+        assert!(out.iter().all(|p| p.len() <= 64));
         assert_eq!(out.concat().len(), 1000);
     }
 
     #[test]
     fn a_long_sentence_is_cut_at_a_clause_mark_or_before_a_phrase() {
-        // Past the two lead pieces, a piece is a whole sentence unless it runs over 120 bytes.
+        // Past the two lead pieces, a piece is a whole sentence unless it runs over 64 bytes.
         let out = run(&[
             "Yes. No. It is a gas giant more than eleven times wider than the Earth, with a great \
              red spot that is a storm raging for centuries now. The red spot is a storm that has \
@@ -575,10 +591,35 @@ mod tests {
                 "No.",
                 "It is a gas giant more than eleven times wider than the Earth,",
                 "with a great red spot that is a storm raging for centuries now.",
-                "The red spot is a storm that has been raging for hundreds of years and is bigger \
-                 than our whole planet so it",
-                "would swallow the Earth."
+                "The red spot is a storm that has been raging",
+                "for hundreds of years and is bigger than our whole planet",
+                "so it would swallow the Earth."
             ]
+        );
+    }
+
+    #[test]
+    fn a_list_counts_its_pauses_and_is_cut_at_a_comma() {
+        // 84 bytes with seven commas: spoken with a pause at each, so it is cut sooner than
+        // its bytes alone say, at the comma before the bound.
+        let list =
+            "The planets are Mercury, Venus, Earth, Mars, Jupiter, Saturn, Uranus, and Neptune.";
+        let out = run(&["Yes. No. ", list]);
+        assert_eq!(
+            out,
+            vec![
+                "Yes.",
+                "No.",
+                "The planets are Mercury, Venus, Earth, Mars,",
+                "Jupiter, Saturn, Uranus, and Neptune."
+            ]
+        );
+        // The same words without commas run to the byte bound.
+        let plain = "The planets are Mercury Venus Earth Mars Jupiter Saturn Uranus and Neptune.";
+        let out = run(&["Yes. No. ", plain]);
+        assert_eq!(
+            out[2],
+            "The planets are Mercury Venus Earth Mars Jupiter Saturn Uranus"
         );
     }
 

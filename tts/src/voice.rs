@@ -151,15 +151,19 @@ pub(crate) fn drive(
         sample_rate,
         ..SynthStats::default()
     };
-    let mut segmenter = Segmenter::new(cut.config());
+    let config = cut.config();
+    let max_chars = config.max_chars;
+    let mut segmenter = Segmenter::new(config);
     let mut segments = segmenter.push(text);
     segments.extend(segmenter.flush());
-    for segment in &segments {
+    let spoken = segments
+        .iter()
+        .flat_map(|segment| within_bound(normalize(segment), max_chars));
+    for spoken in spoken {
         if cancel.load(Ordering::Relaxed) {
             stats.cancelled = true;
             break;
         }
-        let spoken = normalize(segment);
         if spoken.is_empty() {
             continue;
         }
@@ -184,13 +188,27 @@ pub(crate) fn drive(
     Ok(stats)
 }
 
+/// `spoken` (a normalized piece) in runs of at most `max_chars` bytes, cut as a piece is.
+/// Normalization writes numbers and symbols out ("1,250,000" becomes "one million two hundred
+/// fifty thousand"), so a piece cut to the bound can come out longer, and one synthesis run's
+/// memory grows with the audio it makes.
+fn within_bound(spoken: String, max_chars: usize) -> Vec<String> {
+    if spoken.len() <= max_chars {
+        return vec![spoken];
+    }
+    let mut segmenter = Segmenter::new(Cut::Piece.config());
+    let mut runs = segmenter.push(&spoken);
+    runs.extend(segmenter.flush());
+    runs
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn only_replies_get_lead_pieces() {
-        let text = "The quick brown fox jumped over the lazy dog and then ran into the woods.";
+        let text = "The quick brown fox jumped over the lazy dog and into the woods.";
         let pieces = |cut: Cut| {
             let mut seg = Segmenter::new(cut.config());
             let mut out = seg.push(text);
@@ -199,5 +217,22 @@ mod tests {
         };
         assert_eq!(pieces(Cut::Piece), vec![text]);
         assert!(pieces(Cut::Reply).len() > 1);
+    }
+
+    #[test]
+    fn a_piece_normalization_lengthens_is_cut_again() {
+        let max = Cut::Piece.config().max_chars;
+        let piece = "It cost 1,234,567 dollars in 1987 and 8,765,432 dollars in 2023.";
+        assert!(piece.len() <= max);
+        let spoken = normalize(piece);
+        assert!(spoken.len() > max, "{spoken}");
+        let runs = within_bound(spoken.clone(), max);
+        assert!(runs.len() > 1, "{runs:?}");
+        assert!(runs.iter().all(|r| r.len() <= max), "{runs:?}");
+        assert_eq!(runs.join(" "), spoken);
+        assert_eq!(
+            within_bound("Six strings.".into(), max),
+            vec!["Six strings."]
+        );
     }
 }

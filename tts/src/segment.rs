@@ -6,6 +6,10 @@ use crate::abbrev::period_is_not_sentence_end;
 
 const FENCE: &str = "```";
 
+/// The marks a clause may end at (followed by a space): a piece may end there, and each is
+/// spoken with a pause.
+const CLAUSE_MARKS: [char; 5] = [',', ';', ':', '—', '–'];
+
 /// What a clause mark adds to a piece's length against [`SegmenterConfig::max_chars`]: Piper
 /// joe pauses ~0.23 s at each comma of a list, the time of ~4 characters of speech.
 pub const PAUSE_BYTES: usize = 4;
@@ -219,8 +223,9 @@ fn find_boundary(text: &str, lead: LeadRule, max_chars: usize) -> Option<usize> 
         if i + PAUSE_BYTES * pauses >= max_chars {
             return Some(cut_long_run(text, i));
         }
-        let next = iter.peek().map(|&(_, n)| n);
-        if matches!(c, ',' | ';' | ':' | '—' | '–') && next.is_some_and(char::is_whitespace) {
+        let followed_by_space = iter.peek().is_some_and(|&(_, n)| n.is_whitespace());
+        let clause_mark = CLAUSE_MARKS.contains(&c) && followed_by_space;
+        if clause_mark {
             pauses += 1;
         }
         if c.is_whitespace() {
@@ -247,7 +252,6 @@ fn find_boundary(text: &str, lead: LeadRule, max_chars: usize) -> Option<usize> 
             word_at_line_start = line_start;
             line_start = false;
         }
-        let followed_by_space = next.is_some_and(char::is_whitespace);
         match c {
             '.' if followed_by_space => {
                 let token = text[word_start..i].trim_start_matches(['(', '"', '\'', '*', '_']);
@@ -257,10 +261,7 @@ fn find_boundary(text: &str, lead: LeadRule, max_chars: usize) -> Option<usize> 
                 }
             }
             '!' | '?' | '…' if followed_by_space => return Some(i + c.len_utf8()),
-            ',' | ';' | ':' | '—' | '–' if followed_by_space && words >= lead.clause_min_words =>
-            {
-                return Some(i + c.len_utf8());
-            }
+            _ if clause_mark && words >= lead.clause_min_words => return Some(i + c.len_utf8()),
             _ => {}
         }
     }
@@ -329,13 +330,12 @@ fn opens_phrase(word: &str) -> bool {
 /// before the word that crosses `limit`, or at `limit` when there is no space.
 fn cut_long_run(text: &str, limit: usize) -> usize {
     let head = &text[..limit];
-    if head.ends_with([',', ';', ':', '—', '–']) && text[limit..].starts_with(char::is_whitespace)
-    {
-        // The bound falls on the space after a clause mark: the clause is the piece.
-        return limit;
-    }
     let spaces = || head.char_indices().filter(|(_, c)| c.is_whitespace());
-    let clause = spaces().rfind(|&(sp, _)| head[..sp].ends_with([',', ';', ':', '—', '–']));
+    // The space right at the bound counts for a clause: the clause before it is the piece.
+    let at_limit = text[limit..].chars().next().filter(|c| c.is_whitespace());
+    let clause = spaces()
+        .chain(at_limit.map(|c| (limit, c)))
+        .rfind(|&(sp, _)| head[..sp].ends_with(CLAUSE_MARKS));
     let opener = || {
         spaces().rfind(|&(sp, space)| {
             // The space may be wider than a byte (U+0085, U+00A0, U+3000).

@@ -151,14 +151,12 @@ pub(crate) fn drive(
         sample_rate,
         ..SynthStats::default()
     };
-    let config = cut.config();
-    let max_chars = config.max_chars;
-    let mut segmenter = Segmenter::new(config);
+    let mut segmenter = Segmenter::new(cut.config());
     let mut segments = segmenter.push(text);
     segments.extend(segmenter.flush());
     let spoken = segments
         .iter()
-        .flat_map(|segment| within_bound(normalize(segment), max_chars));
+        .flat_map(|segment| within_bound(normalize(segment)));
     for spoken in spoken {
         if cancel.load(Ordering::Relaxed) {
             stats.cancelled = true;
@@ -188,15 +186,16 @@ pub(crate) fn drive(
     Ok(stats)
 }
 
-/// `spoken` (a normalized piece) in runs of at most `max_chars` bytes, cut as a piece is.
+/// `spoken` (a normalized piece) in runs within a piece's bound, cut as a piece is.
 /// Normalization writes numbers and symbols out ("1,250,000" becomes "one million two hundred
 /// fifty thousand"), so a piece cut to the bound can come out longer, and one synthesis run's
 /// memory grows with the audio it makes.
-fn within_bound(spoken: String, max_chars: usize) -> Vec<String> {
-    if spoken.len() <= max_chars {
+fn within_bound(spoken: String) -> Vec<String> {
+    let config = Cut::Piece.config();
+    if spoken.len() <= config.max_chars {
         return vec![spoken];
     }
-    let mut segmenter = Segmenter::new(Cut::Piece.config());
+    let mut segmenter = Segmenter::new(config);
     let mut runs = segmenter.push(&spoken);
     runs.extend(segmenter.flush());
     runs
@@ -226,13 +225,10 @@ mod tests {
         assert!(piece.len() <= max);
         let spoken = normalize(piece);
         assert!(spoken.len() > max, "{spoken}");
-        let runs = within_bound(spoken.clone(), max);
+        let runs = within_bound(spoken.clone());
         assert!(runs.len() > 1, "{runs:?}");
         assert!(runs.iter().all(|r| r.len() <= max), "{runs:?}");
         assert_eq!(runs.join(" "), spoken);
-        assert_eq!(
-            within_bound("Six strings.".into(), max),
-            vec!["Six strings."]
-        );
+        assert_eq!(within_bound("Six strings.".into()), vec!["Six strings."]);
     }
 }

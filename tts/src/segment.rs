@@ -14,6 +14,19 @@ const CLAUSE_MARKS: [char; 5] = [',', ';', ':', '—', '–'];
 /// joe pauses ~0.23 s at each comma of a list, the time of ~4 characters of speech.
 pub const PAUSE_BYTES: usize = 4;
 
+/// `text`'s length against [`SegmenterConfig::max_chars`]: its bytes, and [`PAUSE_BYTES`] for
+/// each clause mark followed by a space (as the segmenter counts them).
+pub fn spoken_len(text: &str) -> usize {
+    let mut chars = text.chars().peekable();
+    let mut pauses = 0;
+    while let Some(c) = chars.next() {
+        if CLAUSE_MARKS.contains(&c) && chars.peek().is_some_and(|n| n.is_whitespace()) {
+            pauses += 1;
+        }
+    }
+    text.len() + PAUSE_BYTES * pauses
+}
+
 /// How the segmenter cuts.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SegmenterConfig {
@@ -358,6 +371,14 @@ fn cut_long_run(text: &str, limit: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spoken_len_counts_a_pause_for_each_clause_mark_before_a_space() {
+        assert_eq!(spoken_len("a, b; c"), 7 + 2 * PAUSE_BYTES);
+        assert_eq!(spoken_len("1,234,567 and 3:45"), 18);
+        assert_eq!(spoken_len("one, two,"), 9 + PAUSE_BYTES);
+        assert_eq!(spoken_len(""), 0);
+    }
 
     fn run(pieces: &[&str]) -> Vec<String> {
         let mut s = Segmenter::new(SegmenterConfig::default());

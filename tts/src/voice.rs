@@ -3,7 +3,7 @@
 
 use crate::error::TtsError;
 use crate::normalize::normalize;
-use crate::segment::{Segmenter, SegmenterConfig};
+use crate::segment::{Segmenter, SegmenterConfig, spoken_len};
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -186,13 +186,14 @@ pub(crate) fn drive(
     Ok(stats)
 }
 
-/// `spoken` (a normalized piece) in runs within a piece's bound, cut as a piece is.
+/// `spoken` (a normalized piece) in runs within a piece's bound (its pauses counted, as the
+/// segmenter counts them), cut as a piece is.
 /// Normalization writes numbers and symbols out ("1,250,000" becomes "one million two hundred
 /// fifty thousand"), so a piece cut to the bound can come out longer, and one synthesis run's
 /// memory grows with the audio it makes.
 fn within_bound(spoken: String) -> Vec<String> {
     let config = Cut::Piece.config();
-    if spoken.len() <= config.max_chars {
+    if spoken_len(&spoken) <= config.max_chars {
         return vec![spoken];
     }
     let mut segmenter = Segmenter::new(config);
@@ -230,5 +231,20 @@ mod tests {
         assert!(runs.iter().all(|r| r.len() <= max), "{runs:?}");
         assert_eq!(runs.join(" "), spoken);
         assert_eq!(within_bound("Six strings.".into()), vec!["Six strings."]);
+    }
+
+    #[test]
+    fn a_piece_whose_written_out_list_pauses_past_the_bound_is_cut_again() {
+        let max = Cut::Piece.config().max_chars;
+        let piece = "Take 1, 2, 3, 4, 5, 6, 7 and 8.";
+        assert!(spoken_len(piece) <= max);
+        let spoken = normalize(piece);
+        // Within the bound in bytes, past it with the pauses of its commas.
+        assert!(spoken.len() <= max, "{spoken}");
+        assert!(spoken_len(&spoken) > max, "{spoken}");
+        let runs = within_bound(spoken.clone());
+        assert!(runs.len() > 1, "{runs:?}");
+        assert!(runs.iter().all(|r| spoken_len(r) <= max), "{runs:?}");
+        assert_eq!(runs.join(" "), spoken);
     }
 }

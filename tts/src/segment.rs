@@ -20,11 +20,15 @@ pub fn spoken_len(text: &str) -> usize {
     let mut chars = text.chars().peekable();
     let mut pauses = 0;
     while let Some(c) = chars.next() {
-        if CLAUSE_MARKS.contains(&c) && chars.peek().is_some_and(|n| n.is_whitespace()) {
-            pauses += 1;
-        }
+        pauses += usize::from(is_pause(c, chars.peek().copied()));
     }
     text.len() + PAUSE_BYTES * pauses
+}
+
+/// Whether `c`, followed by `next`, is a clause mark spoken with a pause: one of
+/// [`CLAUSE_MARKS`] before whitespace (a piece may end after it).
+fn is_pause(c: char, next: Option<char>) -> bool {
+    CLAUSE_MARKS.contains(&c) && next.is_some_and(char::is_whitespace)
 }
 
 /// How the segmenter cuts.
@@ -236,8 +240,9 @@ fn find_boundary(text: &str, lead: LeadRule, max_chars: usize) -> Option<usize> 
         if i + PAUSE_BYTES * pauses >= max_chars {
             return Some(cut_long_run(text, i));
         }
-        let followed_by_space = iter.peek().is_some_and(|&(_, n)| n.is_whitespace());
-        let clause_mark = CLAUSE_MARKS.contains(&c) && followed_by_space;
+        let next = iter.peek().map(|&(_, n)| n);
+        let followed_by_space = next.is_some_and(char::is_whitespace);
+        let clause_mark = is_pause(c, next);
         if clause_mark {
             pauses += 1;
         }

@@ -188,6 +188,13 @@ pub struct PipelineConfig {
     /// on "the", "of", "is", ...). On a 1.5B model at ~23 tokens/s a first piece runs to 6-9
     /// tokens; on SmolLM2 this never comes into play (`None`: no cut). docs/PERFORMANCE.md.
     pub first_piece_due: Option<Duration>,
+    /// A later piece is due when less than this much of the reply's audio is left to play,
+    /// every piece before it is synthesized, and the model has not reached its phrase boundary
+    /// yet: it is cut at the next word as a due first piece is, so the output does not run dry
+    /// behind a short first phrase while a slow model writes a whole sentence ("We are" then
+    /// "in the same family for 10 years."). The margin covers a token or two and the next
+    /// piece's first chunk. `None`: later pieces wait for their boundary.
+    pub later_piece_due_below: Option<Duration>,
     /// How often the playback monitor looks at the output.
     pub monitor_period: Duration,
     /// An output that has played before and then consumes nothing for this long counts as
@@ -231,6 +238,7 @@ impl Default for PipelineConfig {
             partial_interval: Some(Duration::from_millis(600)),
             first_audio_gate: Some(Duration::from_millis(1500)),
             first_piece_due: Some(Duration::from_millis(150)),
+            later_piece_due_below: Some(Duration::from_millis(300)),
             monitor_period: Duration::from_millis(5),
             output_timeout: Duration::from_millis(2000),
             backchannel_hold: Some(Duration::from_millis(1500)),

@@ -319,6 +319,7 @@ impl Pipeline {
             clock: clock.clone(),
             first_audio_gate: config.first_audio_gate,
             first_piece_due: config.first_piece_due,
+            later_piece_due_below: config.later_piece_due_below,
             pace: pace.clone(),
             cut_wait: config.cut_wait(),
             prepare_failed: None,

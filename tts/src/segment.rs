@@ -74,7 +74,7 @@ pub struct Segmenter {
     cfg: SegmenterConfig,
     buf: String,
     emitted: usize,
-    /// The first piece was cut when due (`cut_first_piece`): the model is slow, so the second
+    /// The first piece was cut when due (`cut_due_piece`): the model is slow, so the second
     /// piece is cut by the first piece's rule too, or the output runs dry while the model
     /// writes a whole clause behind a two-word phrase.
     slow: bool,
@@ -130,18 +130,20 @@ impl Segmenter {
         !self.buf.trim().is_empty()
     }
 
-    /// The first piece is due (a slow model takes long to reach a phrase boundary): if it has
-    /// at least two whole words and the next word has begun, it ends before that word, or
-    /// before a word it would end on that leaves the phrase hanging ("The capital of" ends as
-    /// "The capital"). `None` after the first piece, or while there is no such cut yet.
-    pub fn cut_first_piece(&mut self) -> Option<String> {
-        if self.emitted > 0 {
-            return None;
-        }
+    /// The pending piece is due (the model takes long to reach a phrase boundary: the first
+    /// piece a while after its first token, a later one when the audio ahead of it runs out):
+    /// if it has at least two whole words and the next word has begun, it ends before that
+    /// word, or before a word it would end on that leaves the phrase hanging ("The capital of"
+    /// ends as "The capital"). `None` while there is no such cut yet. A first piece cut so
+    /// marks the model slow: the second piece is then cut by the first piece's rule too.
+    pub fn cut_due_piece(&mut self) -> Option<String> {
         let scan_end = self.buf.find(FENCE).unwrap_or(self.buf.len());
         let cut = due_cut(&self.buf[..scan_end])?;
+        let first = self.emitted == 0;
         let piece = self.take(cut);
-        self.slow = piece.is_some();
+        if first {
+            self.slow = piece.is_some();
+        }
         piece
     }
 
@@ -508,14 +510,13 @@ mod tests {
     }
 
     #[test]
-    fn a_due_first_piece_ends_at_the_next_word_but_not_on_a_hanging_one() {
+    fn a_due_piece_ends_at_the_next_word_but_not_on_a_hanging_one() {
         let mut s = Segmenter::new(SegmenterConfig::default());
         assert!(s.push("Seven times").is_empty());
         // One whole word before the one that may still grow: too short.
-        assert_eq!(s.cut_first_piece(), None);
+        assert_eq!(s.cut_due_piece(), None);
         assert!(s.push(" eight equ").is_empty());
-        assert_eq!(s.cut_first_piece().as_deref(), Some("Seven times eight"));
-        assert_eq!(s.cut_first_piece(), None, "only the first piece");
+        assert_eq!(s.cut_due_piece().as_deref(), Some("Seven times eight"));
         // The second piece then ends like a first one: at the next phrase opener.
         assert!(s.push("als fifty six").is_empty());
         assert_eq!(s.push(" and"), vec!["equals fifty six"]);
@@ -523,19 +524,32 @@ mod tests {
         // "of" (and "the" before it) would leave the phrase hanging: the piece ends before.
         let mut s = Segmenter::new(SegmenterConfig::default());
         s.push("The capital of the Gr");
-        assert_eq!(s.cut_first_piece().as_deref(), Some("The capital"));
+        assert_eq!(s.cut_due_piece().as_deref(), Some("The capital"));
         // Fewer than two words that end well: no cut yet.
         let mut s = Segmenter::new(SegmenterConfig::default());
         s.push("In the ci");
-        assert_eq!(s.cut_first_piece(), None);
+        assert_eq!(s.cut_due_piece(), None);
         s.push("ty");
-        assert_eq!(s.cut_first_piece(), None);
+        assert_eq!(s.cut_due_piece(), None);
         s.push(" of Lo");
-        assert_eq!(s.cut_first_piece().as_deref(), Some("In the city"));
+        assert_eq!(s.cut_due_piece().as_deref(), Some("In the city"));
         // Not before punctuation.
         let mut s = Segmenter::new(SegmenterConfig::default());
         s.push("Fifty six (");
-        assert_eq!(s.cut_first_piece(), None);
+        assert_eq!(s.cut_due_piece(), None);
+    }
+
+    #[test]
+    fn a_due_later_piece_is_cut_the_same_way_and_the_rules_go_on_after_it() {
+        // A short first phrase, then a sentence the model is slow to finish.
+        let mut s = Segmenter::new(SegmenterConfig::default());
+        assert_eq!(s.push("We are in"), vec!["We are"]);
+        assert!(s.push(" the same family for").is_empty());
+        assert_eq!(s.cut_due_piece().as_deref(), Some("in the same family"));
+        assert_eq!(s.cut_due_piece(), None, "one begun word: nothing to cut");
+        // Not cut when due, the model was fast: the next piece is a whole sentence again.
+        assert!(s.push(" ten years, and counting").is_empty());
+        assert_eq!(s.push(". So"), vec!["for ten years, and counting."]);
     }
 
     #[test]

@@ -46,6 +46,10 @@ pub struct ConverseArgs {
     /// at the next word (0 = never cut; a slow model's first phrase then runs to its clause).
     #[arg(long, default_value_t = 150)]
     pub first_piece_due_ms: u64,
+    /// A later spoken phrase still unfinished when less than this much reply audio is left to
+    /// play is cut at the next word, so the output does not run dry (0 = never cut).
+    #[arg(long, default_value_t = 300)]
+    pub later_piece_due_below_ms: u64,
     /// Silence that ends a user turn in `--endpoint fixed` (raise it for clips with long
     /// pauses).
     #[arg(long, default_value_t = 400)]
@@ -92,6 +96,8 @@ pub fn run_with(store: &Store, args: &ConverseArgs) -> Result<Report> {
             .then(|| Duration::from_millis(args.first_audio_gate_ms)),
         first_piece_due: (args.first_piece_due_ms > 0)
             .then(|| Duration::from_millis(args.first_piece_due_ms)),
+        later_piece_due_below: (args.later_piece_due_below_ms > 0)
+            .then(|| Duration::from_millis(args.later_piece_due_below_ms)),
         endpoint: endpoint.config(),
         speculative_reply: endpoint.speculate,
         // A finite run: the report lists every turn.

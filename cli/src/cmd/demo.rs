@@ -83,6 +83,9 @@ pub fn run(args: DemoArgs) -> Result<()> {
             first_piece_due_ms: pocket_pipeline::PipelineConfig::default()
                 .first_piece_due
                 .map_or(0, |d| d.as_millis() as u64),
+            later_piece_due_below_ms: pocket_pipeline::PipelineConfig::default()
+                .later_piece_due_below
+                .map_or(0, |d| d.as_millis() as u64),
             end_silence_ms: pocket_pipeline::EndpointConfig::default()
                 .end_silence
                 .as_millis() as u64,

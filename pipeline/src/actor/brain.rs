@@ -24,6 +24,8 @@ pub(crate) struct Brain {
     pub(crate) first_audio_gate: Option<Duration>,
     /// See `PipelineConfig::first_piece_due`.
     pub(crate) first_piece_due: Option<Duration>,
+    /// See `PipelineConfig::later_piece_due_below`.
+    pub(crate) later_piece_due_below: Option<Duration>,
     /// How far synthesis is ahead of playback (written by the mouth).
     pub(crate) pace: Arc<SynthPace>,
     /// Longest hold of a new turn for the truncation of the reply it cut off.
@@ -197,6 +199,7 @@ impl Brain {
             clock,
             first_audio_gate,
             first_piece_due,
+            later_piece_due_below,
             pace,
             ..
         } = self;
@@ -216,10 +219,15 @@ impl Brain {
                 });
             }
             segmenter.push(piece, &mut out);
-            if segments == 0
-                && out.is_empty()
-                && first_piece_due.is_some_and(|due| clock.now() >= first_at + due)
-                && let Some(seg) = segmenter.cut_first_piece()
+            let due = if segments == 0 {
+                first_piece_due.is_some_and(|due| clock.now() >= first_at + due)
+            } else {
+                later_piece_due_below
+                    .is_some_and(|low| pace.running_dry(id.0, segments as u64, low))
+            };
+            if out.is_empty()
+                && due
+                && let Some(seg) = segmenter.cut_due_piece()
             {
                 out.push(seg);
             }

@@ -138,6 +138,7 @@ impl Mouth {
         pace.set_busy(Some(id.0));
         let result = speaker.synthesize(text, &turn.cancel, &mut on_chunk);
         pace.set_busy(None);
+        pace.segment_done(id.0);
         if let Err(e) = result {
             report.send(Report::Error {
                 message: format!("speech synthesis failed: {e}"),

@@ -21,6 +21,10 @@ pub(crate) struct SynthPace {
     pushed_turn: AtomicU64,
     /// Samples of `pushed_turn` written into the playback ring.
     pushed: AtomicU64,
+    /// Turn that `done` belongs to.
+    done_turn: AtomicU64,
+    /// Segments of `done_turn` synthesis has finished (spoken, failed or cancelled).
+    done: AtomicU64,
 }
 
 impl SynthPace {
@@ -32,6 +36,8 @@ impl SynthPace {
             busy_turn: AtomicU64::new(0),
             pushed_turn: AtomicU64::new(0),
             pushed: AtomicU64::new(0),
+            done_turn: AtomicU64::new(0),
+            done: AtomicU64::new(0),
         }
     }
 
@@ -47,6 +53,25 @@ impl SynthPace {
         if !self.playback.output_down.load(Ordering::Acquire) {
             self.set_busy(Some(turn));
         }
+    }
+
+    /// Synthesis has finished one more segment of `turn`.
+    pub(crate) fn segment_done(&self, turn: u64) {
+        if self.done_turn.swap(turn, Ordering::AcqRel) == turn {
+            self.done.fetch_add(1, Ordering::AcqRel);
+        } else {
+            self.done.store(1, Ordering::Release);
+        }
+    }
+
+    /// All `handed` segments of `turn` are synthesized and less than `low_water` of its audio
+    /// waits to play: unless the next segment comes now, the output runs dry. Never while the
+    /// output is down (nothing plays then).
+    pub(crate) fn running_dry(&self, turn: u64, handed: u64, low_water: Duration) -> bool {
+        !self.playback.output_down.load(Ordering::Acquire)
+            && self.done_turn.load(Ordering::Acquire) == turn
+            && self.done.load(Ordering::Acquire) >= handed
+            && self.queued(turn) < low_water
     }
 
     /// Marks `turn`'s first chunk; true if this was it.
@@ -102,6 +127,40 @@ mod tests {
         assert!(!pace.starved(3, low));
         assert!(pace.mark_first_chunk(3));
         assert!(!pace.mark_first_chunk(3));
+    }
+
+    #[test]
+    fn running_dry_once_every_handed_segment_is_spoken_and_little_audio_is_left() {
+        let state = Arc::new(PlaybackState::default());
+        let pace = SynthPace::new(1000, state.clone());
+        let low = Duration::from_millis(300);
+        assert!(
+            !pace.running_dry(3, 1, low),
+            "the segment is not synthesized yet"
+        );
+        pace.set_pushed(3, 500);
+        pace.segment_done(3);
+        assert!(!pace.running_dry(3, 1, low), "500 ms queued");
+        assert!(
+            !pace.running_dry(3, 2, low),
+            "the second segment is not done"
+        );
+        state.cur_turn.store(3, Ordering::Release);
+        state.cur_samples.store(300, Ordering::Release);
+        assert!(pace.running_dry(3, 1, low), "200 ms left");
+        assert!(!pace.running_dry(4, 1, low), "another turn");
+        pace.segment_done(4);
+        assert!(!pace.running_dry(3, 1, low), "the count moved on to turn 4");
+        pace.segment_done(3);
+        assert!(
+            pace.running_dry(3, 1, low),
+            "counted again from turn 3's next segment"
+        );
+        state.output_down.store(true, Ordering::Release);
+        assert!(
+            !pace.running_dry(3, 1, low),
+            "nothing plays while the output is down"
+        );
     }
 
     #[test]

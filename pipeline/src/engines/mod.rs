@@ -138,9 +138,10 @@ pub trait TextSegmenter: Send {
     fn flush(&mut self) -> Option<String>;
     /// Drops pending text (barge-in).
     fn reset(&mut self);
-    /// The first piece of the reply is overdue: ends it at the next word if it can (see
-    /// `PipelineConfig::first_piece_due`). Segmenters without such a rule return `None`.
-    fn cut_first_piece(&mut self) -> Option<String> {
+    /// The pending piece of the reply is overdue (the first one, `PipelineConfig::first_piece_due`
+    /// after the first token; a later one, when the audio ahead of it runs out): ends it at the
+    /// next word if it can. Segmenters without such a rule return `None`.
+    fn cut_due_piece(&mut self) -> Option<String> {
         None
     }
 }

@@ -52,7 +52,7 @@ impl TextSegmenter for ReplySegmenter {
         self.0.reset();
     }
 
-    fn cut_first_piece(&mut self) -> Option<String> {
-        self.0.cut_first_piece()
+    fn cut_due_piece(&mut self) -> Option<String> {
+        self.0.cut_due_piece()
     }
 }

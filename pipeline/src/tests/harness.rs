@@ -62,6 +62,7 @@ impl Default for Setup {
             first_audio_gate: None,
             // The scenarios' segments are the phrase rules'; the due cut has its own test.
             first_piece_due: None,
+            later_piece_due_below: None,
             monitor_period: TICK,
             partial_interval: Some(Duration::from_millis(500)),
             // The scenarios list the chat's calls; the partials' prefill has its own test.

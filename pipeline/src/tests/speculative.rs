@@ -146,35 +146,76 @@ fn a_different_final_replaces_the_reply_made_ahead() {
     assert!(!m.speculative, "made at the endpoint: {m:?}");
 }
 
+/// One question answered by a scripted reply at `piece_delay` a piece under `config`, to its
+/// end; the turn's record (its reply text checked against the pieces).
+fn answered_once(
+    question: &'static str,
+    reply: &[&'static str],
+    piece_delay: Duration,
+    config: crate::config::PipelineConfig,
+) -> crate::metrics::TurnRecord {
+    let mut h = Harness::asked(Setup {
+        finals: vec![question],
+        replies: vec![reply.to_vec()],
+        piece_delay,
+        config,
+        ..Setup::default()
+    });
+    h.until(5000, has("audio finished"));
+    let h = h.finish();
+    let record = h.handle.report().turns[0].clone();
+    assert_eq!(record.reply_text, reply.concat());
+    record
+}
+
 #[test]
 fn a_slow_first_phrase_is_cut_when_due() {
     // A model at 50 ms a piece with no phrase boundary in sight: the first piece ends at the
     // first word after 150 ms from the first token, not at the sentence's end.
-    let reply = vec![
+    let reply = [
         "Seven", " times", " eight", " equals", " fifty", "-six", ".",
     ];
     let run = |due: Option<Duration>| {
         let mut config = Setup::default().config;
         config.first_piece_due = due;
-        let mut h = Harness::asked(Setup {
-            finals: vec!["what is seven times eight"],
-            replies: vec![reply.clone()],
-            piece_delay: Duration::from_millis(50),
+        let record = answered_once(
+            "what is seven times eight",
+            &reply,
+            Duration::from_millis(50),
             config,
-            ..Setup::default()
-        });
-        h.until(5000, has("audio finished"));
-        let h = h.finish();
-        let report = h.handle.report();
-        assert_eq!(
-            report.turns[0].reply_text,
-            "Seven times eight equals fifty-six."
         );
-        let m = report.turns[0].metrics.clone();
+        let m = record.metrics;
         m.first_segment.zip(m.llm_first_token).map(|(s, t)| s - t)
     };
     // " equals" arrives 150 ms after "Seven": "Seven times eight" goes to synthesis then.
     assert_eq!(run(Some(Duration::from_millis(150))), Some(150.0));
     // Without the rule the first piece is the whole sentence, at "." 300 ms after "Seven".
     assert_eq!(run(None), Some(300.0));
+}
+
+#[test]
+fn a_later_phrase_is_cut_when_the_audio_ahead_of_it_runs_out() {
+    // A short first phrase ("We are", 60 ms of audio here), then a model at 30 ms a word
+    // writing the rest of the sentence: waiting for its end leaves the output dry for ~150 ms
+    // (15 callbacks); cut at the next word when under 300 ms of audio is left, the pieces
+    // keep it fed but for a few callbacks while the model is still two words from a cut.
+    let reply = [
+        "We", " are", " in", " the", " same", " family", " for", " ten", " years", ".",
+    ];
+    let run = |below: Option<Duration>| {
+        let mut config = Setup::default().config;
+        config.later_piece_due_below = below;
+        answered_once(
+            "how long are we a family",
+            &reply,
+            Duration::from_millis(30),
+            config,
+        )
+        .underruns
+        .expect("a paced output counts underruns")
+    };
+    let waiting = run(None);
+    let cut = run(Some(Duration::from_millis(300)));
+    assert!(waiting >= 10, "the output ran dry waiting: {waiting}");
+    assert!(cut * 3 <= waiting, "cut when due: {cut} against {waiting}");
 }

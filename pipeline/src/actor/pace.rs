@@ -2,8 +2,8 @@
 //! by the language-model actor, so that on few cores the model yields the CPU to synthesis
 //! while the reply audio queued for the output runs low (before the first chunk: none).
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::ring::PlaybackState;
@@ -21,10 +21,9 @@ pub(crate) struct SynthPace {
     pushed_turn: AtomicU64,
     /// Samples of `pushed_turn` written into the playback ring.
     pushed: AtomicU64,
-    /// Turn that `done` belongs to.
-    done_turn: AtomicU64,
-    /// Segments of `done_turn` synthesis has finished (spoken, failed or cancelled).
-    done: AtomicU64,
+    /// The turn synthesis last finished a segment of, and how many of its segments it has
+    /// finished (spoken, failed or cancelled): one lock, so the two are never read apart.
+    done: Mutex<(u64, u64)>,
 }
 
 impl SynthPace {
@@ -36,8 +35,7 @@ impl SynthPace {
             busy_turn: AtomicU64::new(0),
             pushed_turn: AtomicU64::new(0),
             pushed: AtomicU64::new(0),
-            done_turn: AtomicU64::new(0),
-            done: AtomicU64::new(0),
+            done: Mutex::new((0, 0)),
         }
     }
 
@@ -57,20 +55,22 @@ impl SynthPace {
 
     /// Synthesis has finished one more segment of `turn`.
     pub(crate) fn segment_done(&self, turn: u64) {
-        if self.done_turn.swap(turn, Ordering::AcqRel) == turn {
-            self.done.fetch_add(1, Ordering::AcqRel);
+        let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
+        *done = if done.0 == turn {
+            (turn, done.1 + 1)
         } else {
-            self.done.store(1, Ordering::Release);
-        }
+            (turn, 1)
+        };
     }
 
     /// All `handed` segments of `turn` are synthesized and less than `low_water` of its audio
     /// waits to play: unless the next segment comes now, the output runs dry. Never while the
     /// output is down (nothing plays then).
     pub(crate) fn running_dry(&self, turn: u64, handed: u64, low_water: Duration) -> bool {
+        let (done_turn, done) = *self.done.lock().unwrap_or_else(|e| e.into_inner());
         !self.playback.output_down.load(Ordering::Acquire)
-            && self.done_turn.load(Ordering::Acquire) == turn
-            && self.done.load(Ordering::Acquire) >= handed
+            && done_turn == turn
+            && done >= handed
             && self.queued(turn) < low_water
     }
 

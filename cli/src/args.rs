@@ -11,6 +11,16 @@ use pocket_pipeline::audio::file::Pace;
 use pocket_pipeline::engines::default::EngineOptions;
 use pocket_pipeline::{ChatChoice, EndpointChoice};
 
+/// A millisecond flag where 0 means off, as the pipeline's optional duration.
+pub fn ms_or_off(ms: u64) -> Option<Duration> {
+    (ms > 0).then(|| Duration::from_millis(ms))
+}
+
+/// The pipeline's optional duration as such a flag's value (`None` → 0).
+pub fn off_or_ms(duration: Option<Duration>) -> u64 {
+    duration.map_or(0, |d| d.as_millis() as u64)
+}
+
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum PaceArg {
     /// Inputs and output at real-time pace (honest latencies).

@@ -14,7 +14,7 @@ use pocket_pipeline::{Pipeline, PipelineConfig, Report};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::args::{ChatChoiceArgs, EndpointArgs, PaceArg};
+use crate::args::{ChatChoiceArgs, EndpointArgs, PaceArg, ms_or_off};
 use crate::events::print_event;
 use crate::summary::print_summary;
 
@@ -92,12 +92,9 @@ pub fn run_with(store: &Store, args: &ConverseArgs) -> Result<Report> {
         output_rate: loaded.voice_rate,
         // Files have no acoustic echo path.
         echo_cancel: false,
-        first_audio_gate: (args.first_audio_gate_ms > 0)
-            .then(|| Duration::from_millis(args.first_audio_gate_ms)),
-        first_piece_due: (args.first_piece_due_ms > 0)
-            .then(|| Duration::from_millis(args.first_piece_due_ms)),
-        later_piece_due_below: (args.later_piece_due_below_ms > 0)
-            .then(|| Duration::from_millis(args.later_piece_due_below_ms)),
+        first_audio_gate: ms_or_off(args.first_audio_gate_ms),
+        first_piece_due: ms_or_off(args.first_piece_due_ms),
+        later_piece_due_below: ms_or_off(args.later_piece_due_below_ms),
         endpoint: endpoint.config(),
         speculative_reply: endpoint.speculate,
         // A finite run: the report lists every turn.

@@ -15,7 +15,7 @@ use pocket_pipeline::engines::choice::wants_large_model;
 use pocket_tts::{FallbackVoice, Voice};
 
 use super::converse::{ConverseArgs, run_with};
-use crate::args::{ChatChoiceArgs, EndpointArgs, PaceArg};
+use crate::args::{ChatChoiceArgs, EndpointArgs, PaceArg, off_or_ms};
 use crate::summary::print_summary;
 
 /// What the demo asks: everyday questions with one right answer. Each is one phrase in the
@@ -66,6 +66,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
         "Pocket Voice demo: {} questions, spoken by the built-in voice, through ASR → LLM → TTS\n",
         inputs.len()
     );
+    let defaults = pocket_pipeline::PipelineConfig::default();
     let report = run_with(
         &store,
         &ConverseArgs {
@@ -80,12 +81,8 @@ pub fn run(args: DemoArgs) -> Result<()> {
             threads: 2,
             quiet: false,
             first_audio_gate_ms: 1500,
-            first_piece_due_ms: pocket_pipeline::PipelineConfig::default()
-                .first_piece_due
-                .map_or(0, |d| d.as_millis() as u64),
-            later_piece_due_below_ms: pocket_pipeline::PipelineConfig::default()
-                .later_piece_due_below
-                .map_or(0, |d| d.as_millis() as u64),
+            first_piece_due_ms: off_or_ms(defaults.first_piece_due),
+            later_piece_due_below_ms: off_or_ms(defaults.later_piece_due_below),
             end_silence_ms: pocket_pipeline::EndpointConfig::default()
                 .end_silence
                 .as_millis() as u64,

@@ -4,7 +4,6 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
@@ -21,7 +20,7 @@ use super::progress::Progress;
 use super::spec::{ListenFor, Modality, TurnEnd};
 use super::text::TextAnswerer;
 use super::worker::{Answerer, Factory, run_pool};
-use crate::args::{ChatChoiceArgs, EndpointArgs, PaceArg};
+use crate::args::{ChatChoiceArgs, EndpointArgs, PaceArg, ms_or_off};
 
 #[derive(Args)]
 pub struct RunArgs {
@@ -194,8 +193,7 @@ fn make_factory(args: &RunArgs, jobs: usize) -> Result<Factory> {
                 stop_at_first_audio: args.modality == Modality::Ttft,
                 turn: args.turn,
                 endpoint: endpoint.config(),
-                first_audio_gate: (args.first_audio_gate_ms > 0)
-                    .then(|| Duration::from_millis(args.first_audio_gate_ms)),
+                first_audio_gate: ms_or_off(args.first_audio_gate_ms),
                 audio_dir,
             };
             Ok(Arc::new(move |_| {

@@ -219,14 +219,17 @@ impl Brain {
                 });
             }
             segmenter.push(piece, &mut out);
-            let due = if segments == 0 {
-                first_piece_due.is_some_and(|due| clock.now() >= first_at + due)
-            } else {
-                later_piece_due_below
-                    .is_some_and(|low| pace.running_dry(id.0, segments as u64, low))
+            // Asked only while no piece is ready (it reads the clock or takes the pace's lock).
+            let due = || {
+                if segments == 0 {
+                    first_piece_due.is_some_and(|due| clock.now() >= first_at + due)
+                } else {
+                    later_piece_due_below
+                        .is_some_and(|low| pace.running_dry(id.0, segments as u64, low))
+                }
             };
             if out.is_empty()
-                && due
+                && due()
                 && let Some(seg) = segmenter.cut_due_piece()
             {
                 out.push(seg);

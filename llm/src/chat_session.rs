@@ -105,6 +105,9 @@ pub struct ChatSession {
     /// The new turn's suffix (closing the last reply, the user turn, the generation
     /// prompt), before it joins `tokens`.
     suffix: Vec<u32>,
+    /// The number tokens ([`number_ids`](crate::tokenizer::Tokenizer::number_ids)): the copy
+    /// rule never bans an n-gram holding one.
+    numbers: Vec<u32>,
     /// The conversation as run: system, turns, the last reply's tokens. Empty = render anew.
     transcript: Vec<u32>,
     /// Where the last reply's tokens start in `transcript` (it ends with that reply, open).
@@ -128,6 +131,7 @@ impl ChatSession {
     pub fn new(model: Arc<Model>, cfg: SessionConfig) -> Result<ChatSession, LlmError> {
         let template = ChatTemplate::of_model(model.gguf().metadata(), model.tokenizer())?;
         let sampler = Sampler::new(cfg.sampler, model.config().vocab_size)?;
+        let numbers = model.tokenizer().number_ids();
         if cfg.max_reply_tokens == 0 {
             return Err(LlmError::InvalidSession {
                 reason: "max_reply_tokens must be at least 1".into(),
@@ -153,6 +157,7 @@ impl ChatSession {
             prompt: String::new(),
             tokens: Vec::new(),
             suffix: Vec::new(),
+            numbers,
             transcript: Vec::new(),
             reply_start: None,
             generated: Vec::new(),
@@ -268,7 +273,11 @@ impl ChatSession {
         } else {
             self.cfg.avoid_copy_ngram
         };
-        self.sampler.avoid_ngrams_of(&self.generated, avoid_n);
+        // Runs holding a number are exempt: a fact is no copied phrasing, and a ban there
+        // changes the answer ("A century is 100 years." then "A decade is 12 years.": the "0"
+        // after " is 1" was banned) or glues words ("10years": " years" after "10" banned).
+        self.sampler
+            .avoid_ngrams_of(&self.generated, avoid_n, &self.numbers);
         self.stream
             .reset(self.cfg.thinking && self.template.supports_thinking());
         let room = self.session.capacity().saturating_sub(self.session.len());

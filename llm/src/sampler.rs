@@ -140,6 +140,8 @@ pub struct Sampler {
     /// The text whose `avoid_n`-grams may not be repeated (0: no such rule).
     avoid: Vec<u32>,
     avoid_n: usize,
+    /// No n-gram holding one of these tokens is banned (sorted).
+    avoid_except: Vec<u32>,
     /// The last `avoid_n - 1` tokens accepted since [`avoid_ngrams_of`](Self::avoid_ngrams_of).
     tail: Vec<u32>,
     /// Tokens the n-gram rule bans at this step.
@@ -171,6 +173,7 @@ impl Sampler {
             generation: 0,
             avoid: Vec::new(),
             avoid_n: 0,
+            avoid_except: Vec::new(),
             tail: Vec::new(),
             banned: Vec::new(),
         })
@@ -179,13 +182,21 @@ impl Sampler {
     /// From now until [`reset`](Self::reset), never picks a token that would repeat an
     /// `n`-gram of `reference` (n >= 2) in the tokens accepted after this call: a small model
     /// in a conversation otherwise copies its previous reply ("The answer for this question
-    /// would depend on ..." to every question). `n` 0 or 1 turns the rule off.
-    pub fn avoid_ngrams_of(&mut self, reference: &[u32], n: usize) {
+    /// would depend on ..." to every question). `n` 0 or 1 turns the rule off. An n-gram that
+    /// holds a token of `except` is never banned: pass the number tokens, since a number's
+    /// digits and the word after it are facts, not phrasing (banned, they turned "A decade is
+    /// 10 years." after "A century is 100 years." into "12 years", and into the glued
+    /// "10years" after a reply with "10 years").
+    pub fn avoid_ngrams_of(&mut self, reference: &[u32], n: usize, except: &[u32]) {
         self.avoid.clear();
         self.tail.clear();
+        self.avoid_except.clear();
         self.avoid_n = if n >= 2 && reference.len() >= n { n } else { 0 };
         if self.avoid_n > 0 {
             self.avoid.extend_from_slice(reference);
+            self.avoid_except.extend_from_slice(except);
+            self.avoid_except.sort_unstable();
+            self.avoid_except.dedup();
             self.banned.reserve(reference.len());
             self.tail.reserve(n);
         }
@@ -198,8 +209,12 @@ impl Sampler {
         if n == 0 || self.tail.len() < n - 1 {
             return false;
         }
+        let exempt = |t: &u32| self.avoid_except.binary_search(t).is_ok();
+        if self.tail.iter().any(exempt) {
+            return false;
+        }
         for w in self.avoid.windows(n) {
-            if w[..n - 1] == self.tail[..] {
+            if w[..n - 1] == self.tail[..] && !exempt(&w[n - 1]) {
                 self.banned.push(w[n - 1]);
             }
         }
@@ -235,7 +250,7 @@ impl Sampler {
     pub fn reset(&mut self) {
         self.recent.clear();
         self.recent_head = 0;
-        self.avoid_ngrams_of(&[], 0);
+        self.avoid_ngrams_of(&[], 0, &[]);
         self.rng = Rng::new(self.cfg.seed);
     }
 
@@ -413,7 +428,7 @@ mod tests {
             // Token 3 is by far the likeliest everywhere.
             let logits = [0.0, 0.0, 0.0, 9.0, 1.0];
             s.accept(3); // a prompt token: before the rule, not part of the reply
-            s.avoid_ngrams_of(&[0, 3, 1, 3, 4], 2);
+            s.avoid_ngrams_of(&[0, 3, 1, 3, 4], 2, &[]);
             assert_eq!(s.sample(&logits).expect("ok"), 3, "nothing to continue yet");
             s.accept(3);
             // After 3, the reference went on with 1 and 4: 3 is still allowed.
@@ -427,9 +442,40 @@ mod tests {
         }
         // A reference shorter than n, or n < 2, bans nothing.
         let mut s = Sampler::new(SamplerConfig::greedy(), 5).expect("config");
-        s.avoid_ngrams_of(&[0], 2);
+        s.avoid_ngrams_of(&[0], 2, &[]);
         s.accept(0);
         assert_eq!(s.sample(&[0.0, 0.0, 0.0, 9.0, 1.0]).expect("ok"), 3);
+    }
+
+    #[test]
+    fn no_ngram_holding_an_excepted_token_is_banned() {
+        let mut s = Sampler::new(SamplerConfig::greedy(), 6).expect("config");
+        let top = |t: usize| {
+            let mut l = [0.0; 6];
+            l[t] = 9.0;
+            l[5] = 1.0;
+            l
+        };
+        // Reference 0 1 2 | 0 3 4 with n = 3; token 1 (a digit, say) is excepted.
+        s.avoid_ngrams_of(&[0, 1, 2, 3, 0, 3, 4], 3, &[1, 2]);
+        s.accept(0);
+        assert_eq!(
+            s.sample(&top(1)).expect("ok"),
+            1,
+            "0 1 is no whole 3-gram yet"
+        );
+        s.accept(1);
+        // 0 1 2 is in the reference, but it holds 1 (and 2): allowed.
+        assert_eq!(s.sample(&top(2)).expect("ok"), 2);
+        s.accept(0);
+        s.accept(3);
+        // 0 3 4 holds nothing excepted: banned, so the next likeliest.
+        assert_eq!(s.sample(&top(4)).expect("ok"), 5);
+        // A new rule forgets the old exceptions.
+        s.avoid_ngrams_of(&[0, 1, 2], 3, &[]);
+        s.accept(0);
+        s.accept(1);
+        assert_eq!(s.sample(&top(2)).expect("ok"), 5);
     }
 
     #[test]

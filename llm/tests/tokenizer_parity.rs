@@ -90,3 +90,29 @@ fn qwen25_matches_llama_cpp() {
         "<|im_end|> and <|endoftext|>"
     );
 }
+
+/// The number tokens (the copy rule never bans them) are the ten digits in both vocabularies,
+/// and the text "100" is made of them alone.
+#[test]
+fn the_number_tokens_are_the_digits() {
+    for (id, file) in [
+        (ids::SMOLLM2, ids::SMOLLM2_FILE),
+        (ids::QWEN25_CODER, ids::QWEN25_CODER_FILE),
+    ] {
+        let tok = tokenizer(id, file);
+        let numbers = tok.number_ids();
+        let texts: Vec<String> = numbers
+            .iter()
+            .map(|&n| tok.decode(&[n]).expect("decode"))
+            .collect();
+        assert_eq!(texts.len(), 10, "{id}: {texts:?}");
+        assert!(texts.iter().all(|t| t.len() == 1), "{id}: {texts:?}");
+        let hundred = tok.encode("It is 100 years.", false);
+        let digits: Vec<u32> = hundred
+            .iter()
+            .copied()
+            .filter(|t| numbers.binary_search(t).is_ok())
+            .collect();
+        assert_eq!(tok.decode(&digits).expect("decode"), "100", "{id}");
+    }
+}

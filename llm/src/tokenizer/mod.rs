@@ -247,6 +247,21 @@ impl Tokenizer {
         Ok(self.pieces.get(i))
     }
 
+    /// The tokens that are a number alone: ASCII digits, after at most one leading space
+    /// (Qwen and SmolLM2 write every digit as its own token; other vocabularies hold longer
+    /// runs). Ascending.
+    pub fn number_ids(&self) -> Vec<u32> {
+        (0..self.texts.len())
+            .filter(|&i| self.attrs[i] & (attr::CONTROL | attr::UNKNOWN) == 0)
+            .filter(|&i| {
+                let p = self.pieces.get(i);
+                let digits = p.strip_prefix(b" ").unwrap_or(p);
+                !digits.is_empty() && digits.iter().all(u8::is_ascii_digit)
+            })
+            .map(|i| i as u32)
+            .collect()
+    }
+
     /// Text of `ids` (control tokens omitted), with invalid UTF-8 replaced by U+FFFD.
     pub fn decode(&self, ids: &[u32]) -> Result<String, LlmError> {
         self.decode_with(ids, false)

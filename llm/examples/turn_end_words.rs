@@ -29,6 +29,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             max_reply_tokens: 64,
             history: HistoryPolicy::AllThatFit,
             avoid_copy_ngram: 0,
+            avoid_echo_words: 0,
         },
     )?;
     let never = AtomicBool::new(false);

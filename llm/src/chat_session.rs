@@ -15,7 +15,9 @@ use std::time::{Duration, Instant};
 
 use crate::LlmError;
 use crate::chat::history::{turns_to_drop, user_turn_starts};
-use crate::chat::{ChatOptions, ChatTemplate, HistoryPolicy, Message, Role, same_question};
+use crate::chat::{
+    ChatOptions, ChatTemplate, HistoryPolicy, Message, Role, echo_openings, same_question,
+};
 use crate::generate::{StopReason, TextStream, generate};
 use crate::model::Model;
 use crate::sampler::{Sampler, SamplerConfig};
@@ -43,6 +45,10 @@ pub struct SessionConfig {
     /// see [`Sampler::avoid_ngrams_of`](crate::Sampler::avoid_ngrams_of)), unless the user
     /// asks the same question again ([`same_question`]): that gets the same answer.
     pub avoid_copy_ngram: usize,
+    /// A reply never opens with the user's first this-many words (0: off; see
+    /// [`Sampler::avoid_openings`](crate::Sampler::avoid_openings) and
+    /// [`echo_openings`](crate::chat::echo_openings)).
+    pub avoid_echo_words: usize,
 }
 
 impl Default for SessionConfig {
@@ -56,6 +62,7 @@ impl Default for SessionConfig {
             max_reply_tokens: 512,
             history: HistoryPolicy::AllThatFit,
             avoid_copy_ngram: 0,
+            avoid_echo_words: 0,
         }
     }
 }
@@ -108,6 +115,10 @@ pub struct ChatSession {
     /// The number tokens ([`number_ids`](crate::tokenizer::Tokenizer::number_ids)): the copy
     /// rule never bans an n-gram holding one.
     numbers: Vec<u32>,
+    /// The openings of the user's words a reply may not echo, one after another, and their
+    /// lengths.
+    echo: Vec<u32>,
+    echo_lens: Vec<usize>,
     /// The conversation as run: system, turns, the last reply's tokens. Empty = render anew.
     transcript: Vec<u32>,
     /// Where the last reply's tokens start in `transcript` (it ends with that reply, open).
@@ -158,6 +169,8 @@ impl ChatSession {
             tokens: Vec::new(),
             suffix: Vec::new(),
             numbers,
+            echo: Vec::new(),
+            echo_lens: Vec::new(),
             transcript: Vec::new(),
             reply_start: None,
             generated: Vec::new(),
@@ -278,6 +291,26 @@ impl ChatSession {
         // after " is 1" was banned) or glues words ("10years": " years" after "10" banned).
         self.sampler
             .avoid_ngrams_of(&self.generated, avoid_n, &self.numbers);
+        // Never an echo of the user's words, asked again or not.
+        self.echo.clear();
+        self.echo_lens.clear();
+        if self.cfg.avoid_echo_words > 0 {
+            let model = self.session.model().clone();
+            echo_openings(
+                model.tokenizer(),
+                user_text,
+                self.cfg.avoid_echo_words,
+                &mut self.echo,
+                &mut self.echo_lens,
+            );
+        }
+        let mut at = 0;
+        let echo = &self.echo;
+        self.sampler
+            .avoid_openings(self.echo_lens.iter().map(|&len| {
+                at += len;
+                &echo[at - len..at]
+            }));
         self.stream
             .reset(self.cfg.thinking && self.template.supports_thinking());
         let room = self.session.capacity().saturating_sub(self.session.len());

@@ -144,7 +144,15 @@ pub struct Sampler {
     avoid_except: Vec<u32>,
     /// The last `avoid_n - 1` tokens accepted since [`avoid_ngrams_of`](Self::avoid_ngrams_of).
     tail: Vec<u32>,
-    /// Tokens the n-gram rule bans at this step.
+    /// Openings a reply may not start with ([`avoid_openings`](Self::avoid_openings)), one
+    /// after another; `opening_ends[k]` is where the k-th ends.
+    openings: Vec<u32>,
+    opening_ends: Vec<usize>,
+    /// Per opening: every reply token so far matched it.
+    opening_alive: Vec<bool>,
+    /// Tokens accepted since `avoid_openings`.
+    reply_len: usize,
+    /// Tokens the rules ban at this step.
     banned: Vec<u32>,
 }
 
@@ -175,6 +183,10 @@ impl Sampler {
             avoid_n: 0,
             avoid_except: Vec::new(),
             tail: Vec::new(),
+            openings: Vec::new(),
+            opening_ends: Vec::new(),
+            opening_alive: Vec::new(),
+            reply_len: 0,
             banned: Vec::new(),
         })
     }
@@ -202,23 +214,53 @@ impl Sampler {
         }
     }
 
-    /// Fills `banned` with the tokens that would complete a reference n-gram now.
-    fn ban_copies(&mut self) -> bool {
+    /// From now until [`reset`](Self::reset), the tokens accepted after this call never start
+    /// with one of `openings` in full: the last token of an opening is banned while the reply so
+    /// far is the rest of it. For the user's own first words: a model that echoes a misheard
+    /// question ("which far man will give us as well." -> "Which far man will give us as
+    /// well?") then echoes the next, well-heard questions too, from its own example in the
+    /// history (eight turns in a row in one spoken session).
+    pub fn avoid_openings<'a>(&mut self, openings: impl IntoIterator<Item = &'a [u32]>) {
+        self.openings.clear();
+        self.opening_ends.clear();
+        for o in openings.into_iter().filter(|o| !o.is_empty()) {
+            self.openings.extend_from_slice(o);
+            self.opening_ends.push(self.openings.len());
+        }
+        self.opening_alive.clear();
+        self.opening_alive.resize(self.opening_ends.len(), true);
+        self.reply_len = 0;
+    }
+
+    /// Fills `banned` with the tokens the rules ban at this step.
+    fn fill_bans(&mut self) -> bool {
         self.banned.clear();
+        self.ban_copies();
+        let mut start = 0;
+        for (&end, &alive) in self.opening_ends.iter().zip(&self.opening_alive) {
+            if alive && end - start == self.reply_len + 1 {
+                self.banned.push(self.openings[end - 1]);
+            }
+            start = end;
+        }
+        !self.banned.is_empty()
+    }
+
+    /// Adds to `banned` the tokens that would complete a reference n-gram now.
+    fn ban_copies(&mut self) {
         let n = self.avoid_n;
         if n == 0 || self.tail.len() < n - 1 {
-            return false;
+            return;
         }
         let exempt = |t: &u32| self.avoid_except.binary_search(t).is_ok();
         if self.tail.iter().any(exempt) {
-            return false;
+            return;
         }
         for w in self.avoid.windows(n) {
             if w[..n - 1] == self.tail[..] && !exempt(&w[n - 1]) {
                 self.banned.push(w[n - 1]);
             }
         }
-        !self.banned.is_empty()
     }
 
     /// The settings.
@@ -228,6 +270,13 @@ impl Sampler {
 
     /// Records a token of the context (prompt or generated) for the repetition penalty.
     pub fn accept(&mut self, token: u32) {
+        let mut start = 0;
+        for (&end, alive) in self.opening_ends.iter().zip(&mut self.opening_alive) {
+            let at = start + self.reply_len;
+            *alive = *alive && at < end && self.openings[at] == token;
+            start = end;
+        }
+        self.reply_len = self.reply_len.saturating_add(1);
         if self.avoid_n > 0 {
             if self.tail.len() == self.avoid_n - 1 {
                 self.tail.remove(0);
@@ -251,6 +300,7 @@ impl Sampler {
         self.recent.clear();
         self.recent_head = 0;
         self.avoid_ngrams_of(&[], 0, &[]);
+        self.avoid_openings(std::iter::empty());
         self.rng = Rng::new(self.cfg.seed);
     }
 
@@ -273,7 +323,7 @@ impl Sampler {
             });
         }
         let penalize = self.mark_recent();
-        let ban = self.ban_copies();
+        let ban = self.fill_bans();
         let banned = &self.banned;
         let penalty = self.cfg.repeat_penalty;
         let value = |stamp: &[u32], generation: u32, i: usize, l: f32| -> f32 {
@@ -447,15 +497,52 @@ mod tests {
         assert_eq!(s.sample(&[0.0, 0.0, 0.0, 9.0, 1.0]).expect("ok"), 3);
     }
 
+    /// Logits over 6 tokens: `t` far ahead, then 5.
+    fn top(t: usize) -> [f32; 6] {
+        let mut l = [0.0; 6];
+        l[t] = 9.0;
+        l[5] = 1.0;
+        l
+    }
+
+    #[test]
+    fn a_reply_never_opens_with_an_avoided_opening() {
+        let mut s = Sampler::new(SamplerConfig::greedy(), 6).expect("config");
+        s.accept(1); // a prompt token: before the rule
+        s.avoid_openings([&[1u32, 2, 3][..], &[4, 2, 0][..]]);
+        assert_eq!(
+            s.sample(&top(1)).expect("ok"),
+            1,
+            "one token is no opening yet"
+        );
+        s.accept(1);
+        assert_eq!(s.sample(&top(2)).expect("ok"), 2);
+        s.accept(2);
+        // 1 2 3 is avoided (4 2 0 stopped matching at the first token).
+        assert_eq!(s.sample(&top(3)).expect("ok"), 5);
+        assert_eq!(s.sample(&top(0)).expect("ok"), 0);
+        s.accept(0);
+        s.accept(3);
+        assert_eq!(s.sample(&top(3)).expect("ok"), 3, "later, 3 is free again");
+        // The other opening, and a reply that leaves an opening early.
+        s.avoid_openings([&[1u32, 2, 3][..], &[4, 2, 0][..]]);
+        s.accept(4);
+        s.accept(2);
+        assert_eq!(s.sample(&top(0)).expect("ok"), 5);
+        s.avoid_openings([&[1u32, 2, 3][..]]);
+        s.accept(1);
+        s.accept(4);
+        s.accept(2);
+        assert_eq!(s.sample(&top(3)).expect("ok"), 3);
+        s.reset();
+        s.accept(1);
+        s.accept(2);
+        assert_eq!(s.sample(&top(3)).expect("ok"), 3, "reset ends the rule");
+    }
+
     #[test]
     fn no_ngram_holding_an_excepted_token_is_banned() {
         let mut s = Sampler::new(SamplerConfig::greedy(), 6).expect("config");
-        let top = |t: usize| {
-            let mut l = [0.0; 6];
-            l[t] = 9.0;
-            l[5] = 1.0;
-            l
-        };
         // Reference 0 1 2 | 0 3 4 with n = 3; token 1 (a digit, say) is excepted.
         s.avoid_ngrams_of(&[0, 1, 2, 3, 0, 3, 4], 3, &[1, 2]);
         s.accept(0);

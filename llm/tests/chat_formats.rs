@@ -69,6 +69,7 @@ fn config(history: HistoryPolicy) -> SessionConfig {
         max_reply_tokens: 6,
         history,
         avoid_copy_ngram: 0,
+        avoid_echo_words: 0,
     }
 }
 

@@ -85,6 +85,7 @@ fn smollm2_hears_an_unfinished_sentence() {
         max_reply_tokens: 32,
         history: pocket_llm::chat::HistoryPolicy::AllThatFit,
         avoid_copy_ngram: 0,
+        avoid_echo_words: 0,
     };
     let mut chat = pocket_llm::ChatSession::new(model, cfg).expect("chat");
     let never = AtomicBool::new(false);

@@ -33,6 +33,7 @@ fn config(ctx: usize) -> SessionConfig {
         max_reply_tokens: 8,
         history: HistoryPolicy::AllThatFit,
         avoid_copy_ngram: 0,
+        avoid_echo_words: 0,
     }
 }
 

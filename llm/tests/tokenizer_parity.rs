@@ -67,6 +67,12 @@ fn check_decode(tok: &Tokenizer, expected: &[Vec<u32>]) {
     }
 }
 
+/// The two vocabularies tested: SmolLM2's and Qwen2.5's.
+const BOTH: [(&str, &str); 2] = [
+    (ids::SMOLLM2, ids::SMOLLM2_FILE),
+    (ids::QWEN25_CODER, ids::QWEN25_CODER_FILE),
+];
+
 #[test]
 fn smollm2_matches_llama_cpp() {
     let tok = tokenizer(ids::SMOLLM2, ids::SMOLLM2_FILE);
@@ -95,10 +101,7 @@ fn qwen25_matches_llama_cpp() {
 /// and the text "100" is made of them alone.
 #[test]
 fn the_number_tokens_are_the_digits() {
-    for (id, file) in [
-        (ids::SMOLLM2, ids::SMOLLM2_FILE),
-        (ids::QWEN25_CODER, ids::QWEN25_CODER_FILE),
-    ] {
+    for (id, file) in BOTH {
         let tok = tokenizer(id, file);
         let numbers = tok.number_ids();
         let texts: Vec<String> = numbers
@@ -114,5 +117,40 @@ fn the_number_tokens_are_the_digits() {
             .filter(|t| numbers.binary_search(t).is_ok())
             .collect();
         assert_eq!(tok.decode(&digits).expect("decode"), "100", "{id}");
+    }
+}
+
+/// The openings a reply may not echo: the user's words through the first token of the third
+/// word, as heard and with the first letter's case flipped; none for a shorter text.
+#[test]
+fn echo_openings_end_at_the_start_of_the_nth_word() {
+    use pocket_llm::chat::echo_openings;
+    for (id, file) in BOTH {
+        let tok = tokenizer(id, file);
+        let (mut out, mut lens) = (Vec::new(), Vec::new());
+        echo_openings(
+            &tok,
+            " which far man will give us as well.",
+            3,
+            &mut out,
+            &mut lens,
+        );
+        assert_eq!(lens.len(), 2, "{id}");
+        assert_eq!(lens.iter().sum::<usize>(), out.len(), "{id}");
+        let first = tok.decode(&out[..lens[0]]).expect("decode");
+        let second = tok.decode(&out[lens[0]..]).expect("decode");
+        // The last token starts "man" (it may hold only part of it).
+        assert!(first.starts_with("which far m"), "{id}: {first:?}");
+        assert!(second.starts_with("Which far m"), "{id}: {second:?}");
+        assert_eq!(
+            out[..lens[0]],
+            tok.encode("which far man", false)[..lens[0]]
+        );
+        out.clear();
+        lens.clear();
+        echo_openings(&tok, "Hello there.", 3, &mut out, &mut lens);
+        echo_openings(&tok, "", 3, &mut out, &mut lens);
+        echo_openings(&tok, "What is the time?", 0, &mut out, &mut lens);
+        assert!(out.is_empty() && lens.is_empty(), "{id}: {out:?}");
     }
 }

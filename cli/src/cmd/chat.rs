@@ -68,6 +68,7 @@ pub fn run(a: ChatArgs) -> Result<()> {
         max_reply_tokens: a.max_tokens,
         history: a.history,
         avoid_copy_ngram: 0,
+        avoid_echo_words: 0,
     };
     let mut chat = ChatSession::new(model, cfg)?;
     let cancel = AtomicBool::new(false);

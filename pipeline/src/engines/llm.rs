@@ -50,6 +50,10 @@ pub struct VoiceChatConfig {
     /// question asked again is exempt: the rule forced "There are 7 days in a week." to be
     /// followed by "There are 52 weeks in a year." for the same question.
     pub avoid_copy_ngram: usize,
+    /// A reply never opens with the user's first this-many words: echoing a misheard question
+    /// set the 1.5B echoing the next, well-heard ones from its own example (eight turns in a
+    /// row in one 120-turn spoken session, five in another).
+    pub avoid_echo_words: usize,
     /// Compute threads.
     pub threads: usize,
 }
@@ -71,6 +75,7 @@ impl Default for VoiceChatConfig {
             context: 1024,
             history: HistoryPolicy::LastTurns(1),
             avoid_copy_ngram: 4,
+            avoid_echo_words: 3,
             threads: 2,
         }
     }
@@ -151,6 +156,7 @@ impl LlmChat {
             max_reply_tokens: cfg.max_reply_tokens,
             history: cfg.history,
             avoid_copy_ngram: cfg.avoid_copy_ngram,
+            avoid_echo_words: cfg.avoid_echo_words,
         };
         Ok(Self {
             chat: ChatSession::new(model, session).map_err(EngineError::new)?,

@@ -115,10 +115,10 @@ pub struct ChatSession {
     /// The number tokens ([`number_ids`](crate::tokenizer::Tokenizer::number_ids)): the copy
     /// rule never bans an n-gram holding one.
     numbers: Vec<u32>,
-    /// The openings of the user's words a reply may not echo, one after another, and their
-    /// lengths.
+    /// The openings of the user's words a reply may not echo, one after another, and where
+    /// each ends.
     echo: Vec<u32>,
-    echo_lens: Vec<usize>,
+    echo_ends: Vec<usize>,
     /// The conversation as run: system, turns, the last reply's tokens. Empty = render anew.
     transcript: Vec<u32>,
     /// Where the last reply's tokens start in `transcript` (it ends with that reply, open).
@@ -142,7 +142,12 @@ impl ChatSession {
     pub fn new(model: Arc<Model>, cfg: SessionConfig) -> Result<ChatSession, LlmError> {
         let template = ChatTemplate::of_model(model.gguf().metadata(), model.tokenizer())?;
         let sampler = Sampler::new(cfg.sampler, model.config().vocab_size)?;
-        let numbers = model.tokenizer().number_ids();
+        // Only the copy rule needs them (a scan of the vocabulary).
+        let numbers = if cfg.avoid_copy_ngram > 0 {
+            model.tokenizer().number_ids()
+        } else {
+            Vec::new()
+        };
         if cfg.max_reply_tokens == 0 {
             return Err(LlmError::InvalidSession {
                 reason: "max_reply_tokens must be at least 1".into(),
@@ -170,7 +175,7 @@ impl ChatSession {
             suffix: Vec::new(),
             numbers,
             echo: Vec::new(),
-            echo_lens: Vec::new(),
+            echo_ends: Vec::new(),
             transcript: Vec::new(),
             reply_start: None,
             generated: Vec::new(),
@@ -293,7 +298,7 @@ impl ChatSession {
             .avoid_ngrams_of(&self.generated, avoid_n, &self.numbers);
         // Never an echo of the user's words, asked again or not.
         self.echo.clear();
-        self.echo_lens.clear();
+        self.echo_ends.clear();
         if self.cfg.avoid_echo_words > 0 {
             let model = self.session.model().clone();
             echo_openings(
@@ -301,16 +306,10 @@ impl ChatSession {
                 user_text,
                 self.cfg.avoid_echo_words,
                 &mut self.echo,
-                &mut self.echo_lens,
+                &mut self.echo_ends,
             );
         }
-        let mut at = 0;
-        let echo = &self.echo;
-        self.sampler
-            .avoid_openings(self.echo_lens.iter().map(|&len| {
-                at += len;
-                &echo[at - len..at]
-            }));
+        self.sampler.avoid_openings(&self.echo, &self.echo_ends);
         self.stream
             .reset(self.cfg.thinking && self.template.supports_thinking());
         let room = self.session.capacity().saturating_sub(self.session.len());

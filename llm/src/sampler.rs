@@ -220,12 +220,19 @@ impl Sampler {
     /// question ("which far man will give us as well." -> "Which far man will give us as
     /// well?") then echoes the next, well-heard questions too, from its own example in the
     /// history (eight turns in a row in one spoken session).
-    pub fn avoid_openings<'a>(&mut self, openings: impl IntoIterator<Item = &'a [u32]>) {
+    ///
+    /// `openings` holds them one after another, `ends[k]` where the k-th ends (ascending).
+    pub fn avoid_openings(&mut self, openings: &[u32], ends: &[usize]) {
         self.openings.clear();
         self.opening_ends.clear();
-        for o in openings.into_iter().filter(|o| !o.is_empty()) {
-            self.openings.extend_from_slice(o);
-            self.opening_ends.push(self.openings.len());
+        let mut start = 0;
+        for &end in ends {
+            // An empty opening (or one out of order) is nothing to avoid.
+            if end > start && end <= openings.len() {
+                self.openings.extend_from_slice(&openings[start..end]);
+                self.opening_ends.push(self.openings.len());
+                start = end;
+            }
         }
         self.opening_alive.clear();
         self.opening_alive.resize(self.opening_ends.len(), true);
@@ -300,7 +307,7 @@ impl Sampler {
         self.recent.clear();
         self.recent_head = 0;
         self.avoid_ngrams_of(&[], 0, &[]);
-        self.avoid_openings(std::iter::empty());
+        self.avoid_openings(&[], &[]);
         self.rng = Rng::new(self.cfg.seed);
     }
 
@@ -509,7 +516,7 @@ mod tests {
     fn a_reply_never_opens_with_an_avoided_opening() {
         let mut s = Sampler::new(SamplerConfig::greedy(), 6).expect("config");
         s.accept(1); // a prompt token: before the rule
-        s.avoid_openings([&[1u32, 2, 3][..], &[4, 2, 0][..]]);
+        s.avoid_openings(&[1, 2, 3, 4, 2, 0], &[3, 6]);
         assert_eq!(
             s.sample(&top(1)).expect("ok"),
             1,
@@ -525,11 +532,11 @@ mod tests {
         s.accept(3);
         assert_eq!(s.sample(&top(3)).expect("ok"), 3, "later, 3 is free again");
         // The other opening, and a reply that leaves an opening early.
-        s.avoid_openings([&[1u32, 2, 3][..], &[4, 2, 0][..]]);
+        s.avoid_openings(&[1, 2, 3, 4, 2, 0], &[3, 6]);
         s.accept(4);
         s.accept(2);
         assert_eq!(s.sample(&top(0)).expect("ok"), 5);
-        s.avoid_openings([&[1u32, 2, 3][..]]);
+        s.avoid_openings(&[1, 2, 3], &[3]);
         s.accept(1);
         s.accept(4);
         s.accept(2);

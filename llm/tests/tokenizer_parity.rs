@@ -127,30 +127,30 @@ fn echo_openings_end_at_the_start_of_the_nth_word() {
     use pocket_llm::chat::echo_openings;
     for (id, file) in BOTH {
         let tok = tokenizer(id, file);
-        let (mut out, mut lens) = (Vec::new(), Vec::new());
+        let (mut out, mut ends) = (Vec::new(), Vec::new());
         echo_openings(
             &tok,
             " which far man will give us as well.",
             3,
             &mut out,
-            &mut lens,
+            &mut ends,
         );
-        assert_eq!(lens.len(), 2, "{id}");
-        assert_eq!(lens.iter().sum::<usize>(), out.len(), "{id}");
-        let first = tok.decode(&out[..lens[0]]).expect("decode");
-        let second = tok.decode(&out[lens[0]..]).expect("decode");
+        assert_eq!(ends.len(), 2, "{id}");
+        assert_eq!(ends[1], out.len(), "{id}");
+        let first = tok.decode(&out[..ends[0]]).expect("decode");
+        let second = tok.decode(&out[ends[0]..]).expect("decode");
         // The last token starts "man" (it may hold only part of it).
         assert!(first.starts_with("which far m"), "{id}: {first:?}");
         assert!(second.starts_with("Which far m"), "{id}: {second:?}");
         assert_eq!(
-            out[..lens[0]],
-            tok.encode("which far man", false)[..lens[0]]
+            out[..ends[0]],
+            tok.encode("which far man", false)[..ends[0]]
         );
         out.clear();
-        lens.clear();
-        echo_openings(&tok, "Hello there.", 3, &mut out, &mut lens);
-        echo_openings(&tok, "", 3, &mut out, &mut lens);
-        echo_openings(&tok, "What is the time?", 0, &mut out, &mut lens);
-        assert!(out.is_empty() && lens.is_empty(), "{id}: {out:?}");
+        ends.clear();
+        echo_openings(&tok, "Hello there.", 3, &mut out, &mut ends);
+        echo_openings(&tok, "", 3, &mut out, &mut ends);
+        echo_openings(&tok, "What is the time?", 0, &mut out, &mut ends);
+        assert!(out.is_empty() && ends.is_empty(), "{id}: {out:?}");
     }
 }

@@ -4,14 +4,17 @@
 
 use crate::tokenizer::Tokenizer;
 
-/// Appends to `out` the openings of `user_text` (see the module), each as its tokens followed by
-/// its length in `lens`; nothing when the text has fewer than `words` words or `words` is 0.
+/// Appends to `out` the openings of `user_text` (see the module), one after another, and to
+/// `ends` where each ends in `out` (the layout [`Sampler::avoid_openings`] takes); nothing when
+/// the text has fewer than `words` words or `words` is 0.
+///
+/// [`Sampler::avoid_openings`]: crate::Sampler::avoid_openings
 pub fn echo_openings(
     tok: &Tokenizer,
     user_text: &str,
     words: usize,
     out: &mut Vec<u32>,
-    lens: &mut Vec<usize>,
+    ends: &mut Vec<usize>,
 ) {
     let text = user_text.trim_start();
     let Some(first) = text.chars().next() else {
@@ -20,25 +23,24 @@ pub fn echo_openings(
     if words == 0 {
         return;
     }
-    let flipped: String = if first.is_uppercase() {
+    let mut flipped: String = if first.is_uppercase() {
         first.to_lowercase().collect()
     } else {
         first.to_uppercase().collect()
     };
-    let rest = &text[first.len_utf8()..];
-    let mut variant = String::with_capacity(text.len() + 2);
-    variant.push_str(&flipped);
-    variant.push_str(rest);
-    for (k, t) in [text, variant.as_str()].into_iter().enumerate() {
-        if k == 1 && variant == text {
-            break;
-        }
+    flipped.push_str(&text[first.len_utf8()..]);
+    let variants: &[&str] = if flipped == text {
+        &[text]
+    } else {
+        &[text, &flipped]
+    };
+    for t in variants {
         let start = out.len();
         tok.encode_into(t, false, false, out);
         match nth_word_start(tok, &out[start..], words) {
-            Some(end) => {
-                out.truncate(start + end + 1);
-                lens.push(end + 1);
+            Some(at) => {
+                out.truncate(start + at + 1);
+                ends.push(out.len());
             }
             None => out.truncate(start),
         }

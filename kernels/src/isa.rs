@@ -10,6 +10,10 @@ pub enum Isa {
     Scalar,
     /// x86-64 with AVX2, FMA and F16C.
     Avx2,
+    /// [`Isa::Avx2`] plus AVX-VNNI (Intel's cores without AVX-512 since Alder Lake): the
+    /// AVX2 kernels, except the interleaved integer tiles, which are the VNNI ones in the
+    /// instruction's VEX encoding (16 registers, so 4 tokens at a time).
+    AvxVnni,
     /// [`Isa::Avx2`] plus AVX-512 F/BW/VL and VNNI: the AVX2 kernels, except the interleaved
     /// integer tiles, which use `vpdpbusd` on 256-bit registers (32-bit sums, no 16-bit
     /// partial sums, 32 registers).
@@ -27,23 +31,42 @@ pub enum Isa {
 impl Isa {
     /// The best family this CPU runs. The environment variable `POCKET_KERNELS=scalar`
     /// forces the scalar kernels (for debugging and comparisons); `POCKET_KERNELS=avx2` keeps
-    /// an AVX-512 VNNI CPU to the AVX2 kernels, to measure what an AVX2-only machine gets, and
-    /// `POCKET_KERNELS=vnni` an AMX CPU to the VNNI ones.
+    /// any VNNI CPU to the AVX2 kernels, to measure what an AVX2-only machine gets;
+    /// `POCKET_KERNELS=avxvnni` a CPU that also has AVX-512 VNNI to the AVX-VNNI ones (what an
+    /// Intel core without AVX-512 gets); `POCKET_KERNELS=vnni` an AMX CPU to the VNNI ones.
     pub fn detect() -> Isa {
         static ISA: OnceLock<Isa> = OnceLock::new();
         *ISA.get_or_init(|| Isa::capped(std::env::var("POCKET_KERNELS").ok().as_deref()))
     }
 
-    /// [`Isa::best_supported`], held down to the family `cap` names (`scalar`, `avx2`; any
-    /// other value, or one this CPU lacks, changes nothing).
+    /// [`Isa::best_supported`], held down to the family `cap` names (`scalar`, `avx2`,
+    /// `avxvnni`, `vnni`; any other value, or one this CPU lacks, changes nothing).
     fn capped(cap: Option<&str>) -> Isa {
         let best = Isa::best_supported();
-        match cap.map(str::to_ascii_lowercase).as_deref() {
+        let held = match cap.map(str::to_ascii_lowercase).as_deref() {
             Some("scalar") => Isa::Scalar,
-            Some("avx2") if matches!(best, Isa::Avx512Vnni | Isa::Amx) => Isa::Avx2,
-            Some("vnni") if best == Isa::Amx => Isa::Avx512Vnni,
-            _ => best,
+            Some("avx2") => Isa::Avx2,
+            Some("avxvnni") => Isa::AvxVnni,
+            Some("vnni") => Isa::Avx512Vnni,
+            _ => return best,
+        };
+        if held != best && Isa::available().contains(&held) && held.below(best) {
+            held
+        } else {
+            best
         }
+    }
+
+    /// Whether `self` is a lesser x86-64 family than `other` (the order of [`Isa::available`]).
+    fn below(self, other: Isa) -> bool {
+        let rank = |isa: Isa| match isa {
+            Isa::Scalar => 0,
+            Isa::Avx2 | Isa::Neon => 1,
+            Isa::AvxVnni | Isa::NeonDot => 2,
+            Isa::Avx512Vnni => 3,
+            Isa::Amx => 4,
+        };
+        rank(self) < rank(other)
     }
 
     /// The best family the CPU supports, ignoring the environment.
@@ -64,6 +87,9 @@ impl Isa {
                     }
                     return Isa::Avx512Vnni;
                 }
+                if std::arch::is_x86_feature_detected!("avxvnni") {
+                    return Isa::AvxVnni;
+                }
                 return Isa::Avx2;
             }
         }
@@ -83,8 +109,18 @@ impl Isa {
         let mut v = vec![Isa::Scalar];
         match Isa::best_supported() {
             Isa::Avx2 => v.push(Isa::Avx2),
-            Isa::Avx512Vnni => v.extend([Isa::Avx2, Isa::Avx512Vnni]),
-            Isa::Amx => v.extend([Isa::Avx2, Isa::Avx512Vnni, Isa::Amx]),
+            Isa::AvxVnni => v.extend([Isa::Avx2, Isa::AvxVnni]),
+            best @ (Isa::Avx512Vnni | Isa::Amx) => {
+                v.push(Isa::Avx2);
+                #[cfg(target_arch = "x86_64")]
+                if std::arch::is_x86_feature_detected!("avxvnni") {
+                    v.push(Isa::AvxVnni);
+                }
+                v.push(Isa::Avx512Vnni);
+                if best == Isa::Amx {
+                    v.push(Isa::Amx);
+                }
+            }
             Isa::Neon => v.push(Isa::Neon),
             Isa::NeonDot => v.extend([Isa::Neon, Isa::NeonDot]),
             Isa::Scalar => {}
@@ -159,18 +195,25 @@ mod tests {
         assert_eq!(Isa::capped(None), best);
         assert_eq!(Isa::capped(Some("SCALAR")), Isa::Scalar);
         assert_eq!(Isa::capped(Some("neon-fast")), best);
-        let avx2 = Isa::capped(Some("avx2"));
-        let vnni = Isa::capped(Some("vnni"));
-        if best == Isa::Amx {
-            assert_eq!(vnni, Isa::Avx512Vnni);
-        } else {
-            assert_eq!(vnni, best, "never a family the CPU lacks");
+        for (name, family) in [
+            ("avx2", Isa::Avx2),
+            ("avxvnni", Isa::AvxVnni),
+            ("vnni", Isa::Avx512Vnni),
+        ] {
+            let held = Isa::capped(Some(name));
+            if Isa::available().contains(&family) {
+                assert_eq!(held, family, "{name} on a CPU with it");
+            } else {
+                assert_eq!(held, best, "never a family the CPU lacks ({name})");
+            }
         }
-        if matches!(best, Isa::Avx512Vnni | Isa::Amx) {
-            assert_eq!(avx2, Isa::Avx2);
-        } else {
-            assert_eq!(avx2, best, "never a family the CPU lacks");
-        }
+    }
+
+    #[test]
+    fn every_family_of_this_cpu_is_offered_in_order() {
+        let all = Isa::available();
+        assert_eq!(all.last(), Some(&Isa::best_supported()));
+        assert!(all.windows(2).all(|w| w[0].below(w[1])), "{all:?}");
     }
 }
 

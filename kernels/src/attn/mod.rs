@@ -41,7 +41,7 @@ type AttendFn = fn(&GroupAttention<'_>, &mut [f32], &mut [f32]);
 fn kernel_for(isa: Isa) -> AttendFn {
     match isa {
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 | Isa::Avx512Vnni | Isa::Amx => avx2::attend,
+        Isa::Avx2 | Isa::AvxVnni | Isa::Avx512Vnni | Isa::Amx => avx2::attend,
         _ => scalar::attend,
     }
 }

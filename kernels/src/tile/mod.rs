@@ -56,6 +56,10 @@ pub(crate) fn tile_fn(isa: Isa, dtype: DType, layout: Layout) -> TileFn {
         #[cfg(target_arch = "x86_64")]
         Isa::Avx2 => avx2::tile_fn(dtype, layout).unwrap_or_else(|| scalar::tile_fn(dtype, layout)),
         #[cfg(target_arch = "x86_64")]
+        Isa::AvxVnni => avx2::vnni::tile_fn_vex(dtype, layout)
+            .or_else(|| avx2::tile_fn(dtype, layout))
+            .unwrap_or_else(|| scalar::tile_fn(dtype, layout)),
+        #[cfg(target_arch = "x86_64")]
         Isa::Avx512Vnni => avx2::vnni::tile_fn(dtype, layout)
             .or_else(|| avx2::tile_fn(dtype, layout))
             .unwrap_or_else(|| scalar::tile_fn(dtype, layout)),
@@ -76,7 +80,9 @@ pub(crate) fn tile_fn(isa: Isa, dtype: DType, layout: Layout) -> TileFn {
 pub(crate) fn has_x8_kernel(isa: Isa, dtype: DType) -> bool {
     match isa {
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 | Isa::Avx512Vnni | Isa::Amx => avx2::tile_fn(dtype, Layout::X8).is_some(),
+        Isa::Avx2 | Isa::AvxVnni | Isa::Avx512Vnni | Isa::Amx => {
+            avx2::tile_fn(dtype, Layout::X8).is_some()
+        }
         #[cfg(target_arch = "aarch64")]
         Isa::Neon | Isa::NeonDot => neon::tile_fn(dtype, Layout::X8, isa == Isa::NeonDot).is_some(),
         _ => false,
@@ -87,7 +93,7 @@ pub(crate) fn has_x8_kernel(isa: Isa, dtype: DType) -> bool {
 pub(crate) fn act_quant(isa: Isa) -> ActQuant {
     match isa {
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 | Isa::Avx512Vnni | Isa::Amx => avx2::ACT_QUANT,
+        Isa::Avx2 | Isa::AvxVnni | Isa::Avx512Vnni | Isa::Amx => avx2::ACT_QUANT,
         #[cfg(target_arch = "aarch64")]
         Isa::Neon | Isa::NeonDot => neon::ACT_QUANT,
         _ => scalar::ACT_QUANT,

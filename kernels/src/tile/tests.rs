@@ -101,6 +101,45 @@ fn run(
     out
 }
 
+/// Random weights of `dtype` (row-major and interleaved) and activations for `n` tokens of
+/// `k`, for comparing the interleaved tiles of two families.
+struct X8Case {
+    dtype: DType,
+    rows: usize,
+    n: usize,
+    k: usize,
+    w: Vec<u8>,
+    packed: Vec<u8>,
+    acts: (Vec<u8>, usize),
+}
+
+impl X8Case {
+    fn random(rng: &mut Rng, dtype: DType, rows: usize, n: usize, k: usize, raw: bool) -> Self {
+        let w = random_weights(rng, dtype, rows, k, raw);
+        let x = rng.uniform_vec(n * k, 2.0);
+        let acts = prepare(dtype.act_kind(), &x, k);
+        let packed = crate::repack::repack_x8(dtype, rows, k, &w)
+            .expect("repack")
+            .as_slice()
+            .to_vec();
+        Self {
+            dtype,
+            rows,
+            n,
+            k,
+            w,
+            packed,
+            acts,
+        }
+    }
+
+    /// The interleaved tile of `isa` over the case.
+    fn run_on(&self, isa: Isa) -> Vec<f32> {
+        let f = tile_fn(isa, self.dtype, Layout::X8);
+        run(f, self.dtype, &self.packed, self.rows, &self.acts, self.n, self.k)
+    }
+}
+
 fn ks(dtype: DType) -> &'static [usize] {
     if dtype.block_len() == 256 {
         &[256, 768]
@@ -284,28 +323,14 @@ fn amx_k_quant_tiles_match_vnni_and_scalar() {
         ]
         .map(|(rows, n, k, raw)| (d, rows, n, k, raw))
     }) {
-        let w = random_weights(&mut rng, dtype, rows, k, raw);
-        let x = rng.uniform_vec(n * k, 2.0);
-        let acts = prepare(dtype.act_kind(), &x, k);
-        let packed = crate::repack::repack_x8(dtype, rows, k, &w).expect("repack");
-        let run_on = |isa| {
-            run(
-                tile_fn(isa, dtype, Layout::X8),
-                dtype,
-                packed.as_slice(),
-                rows,
-                &acts,
-                n,
-                k,
-            )
-        };
-        let (amx, vnni) = (run_on(Isa::Amx), run_on(Isa::Avx512Vnni));
+        let case = X8Case::random(&mut rng, dtype, rows, n, k, raw);
+        let (amx, vnni) = (case.run_on(Isa::Amx), case.run_on(Isa::Avx512Vnni));
         let scalar = run(
             scalar::tile_fn(dtype, Layout::Rows),
             dtype,
-            &w,
+            &case.w,
             rows,
-            &acts,
+            &case.acts,
             n,
             k,
         );
@@ -319,6 +344,31 @@ fn amx_k_quant_tiles_match_vnni_and_scalar() {
                 (a - s).abs() <= 1e-4 * s.abs().max(1.0),
                 "{dtype:?} rows={rows} n={n} k={k} at {i}: amx {a} scalar {s}"
             );
+        }
+    }
+}
+
+/// The AVX-VNNI tiles are the AVX-512 VNNI ones in the other encoding of `vpdpbusd` (4 tokens
+/// at a time instead of 8): where the CPU has both, every interleaved format must give the
+/// same results bit for bit.
+#[test]
+fn both_vnni_encodings_agree_bit_for_bit() {
+    let isas = Isa::simd_under_test();
+    if !(isas.contains(&Isa::AvxVnni) && isas.contains(&Isa::Avx512Vnni)) {
+        eprintln!("this CPU lacks AVX-VNNI or AVX-512 VNNI: the two encodings are not compared");
+        return;
+    }
+    let mut rng = Rng::new(12);
+    for dtype in DType::ALL.into_iter().filter(|&d| crate::repack::has_x8(d)) {
+        for (rows, n) in [(8, 1), (16, 4), (24, 9), (40, 13)] {
+            let k = ks(dtype)[1];
+            let case = X8Case::random(&mut rng, dtype, rows, n, k, n % 2 == 1);
+            let (vex, evex) = (case.run_on(Isa::AvxVnni), case.run_on(Isa::Avx512Vnni));
+            assert!(
+                vex.iter().all(|v| v.is_finite()),
+                "{dtype:?}: unwritten outputs"
+            );
+            assert_eq!(vex, evex, "{dtype:?} rows={rows} n={n} k={k}");
         }
     }
 }

@@ -31,7 +31,7 @@ pub(crate) struct VecOps {
 pub(crate) fn ops_for(isa: Isa) -> VecOps {
     match isa {
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 | Isa::Avx512Vnni | Isa::Amx => avx2::OPS,
+        Isa::Avx2 | Isa::AvxVnni | Isa::Avx512Vnni | Isa::Amx => avx2::OPS,
         #[cfg(target_arch = "aarch64")]
         Isa::Neon | Isa::NeonDot => neon::OPS,
         _ => scalar::OPS,

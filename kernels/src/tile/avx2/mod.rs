@@ -1,5 +1,5 @@
-//! AVX2 + FMA + F16C tiles (x86-64), selected at run time, and (`vnni`) the AVX-512 VNNI
-//! versions of the interleaved ones. Each has a scalar twin in `tile::scalar` and a parity
+//! AVX2 + FMA + F16C tiles (x86-64), selected at run time, and (`vnni`) the VNNI versions
+//! of the interleaved ones, in AVX-512 VNNI's and AVX-VNNI's encodings. Each has a scalar twin in `tile::scalar` and a parity
 //! test in `tile::tests`.
 
 mod act;

@@ -1,22 +1,52 @@
-//! AVX-512 VNNI versions of the interleaved Q4_Kx8, Q5_Kx8 and Q6_Kx8 tiles: `x8k`'s loops
-//! with the [`Dpbusd`] step. `vpdpbusd` sums each sub-block's products straight into 32-bit lanes
+//! The VNNI product step of the interleaved Q4_Kx8, Q5_Kx8 and Q6_Kx8 tiles: `x8k`'s loops
+//! with [`Dpbusd`]. `vpdpbusd` sums each sub-block's products straight into 32-bit lanes
 //! (rows), which meet the rows' scales in one 32-bit multiply. Q6_K's weights stay unsigned
 //! (`q`, not `q - 32`): `32 · Σ_s scale[s] · Σ(activations of sub-block s)` comes off at the
-//! end, from the activations' exact sub-block sums. Exact integer sums, as GGML's.
+//! end, from the activations' exact sub-block sums. Exact integer sums, as GGML's. The
+//! instruction has two encodings ([`Dot`]): AVX-512 VNNI's (EVEX) and AVX-VNNI's (VEX, the
+//! Intel cores without AVX-512); `vnni` compiles the tiles once for each.
 
 use std::arch::x86_64::*;
 
 use super::kstep::KStep;
-use super::x8::{entry, tile_x8};
-use super::x8k::{kx8, q6_kx8};
 use crate::quant::BlockQ8K;
-use crate::tile::Tile;
 
-/// AVX-512 VNNI (256-bit registers): `vpdpbusd` into 32-bit partial sums, scales as 32-bit
-/// lanes for `vpmulld`.
-pub(super) struct Dpbusd;
+/// One encoding of `vpdpbusd` on 256-bit registers: `acc` plus, per 32-bit lane, the four
+/// products of unsigned bytes of `w` and signed bytes of `x`.
+///
+/// # Safety
+/// Call only from code compiled for (and running on a CPU with) the encoding's features.
+pub(super) trait Dot {
+    unsafe fn dpbusd(acc: __m256i, w: __m256i, x: __m256i) -> __m256i;
+}
 
-impl KStep for Dpbusd {
+/// AVX-512 VNNI + VL (EVEX): 32 registers.
+pub(super) struct Evex;
+
+impl Dot for Evex {
+    #[inline(always)]
+    unsafe fn dpbusd(acc: __m256i, w: __m256i, x: __m256i) -> __m256i {
+        // SAFETY: AVX-512 VNNI + VL, guaranteed by the caller.
+        unsafe { _mm256_dpbusd_epi32(acc, w, x) }
+    }
+}
+
+/// AVX-VNNI (VEX): the same operation with AVX2's 16 registers.
+pub(super) struct Vex;
+
+impl Dot for Vex {
+    #[inline(always)]
+    unsafe fn dpbusd(acc: __m256i, w: __m256i, x: __m256i) -> __m256i {
+        // SAFETY: AVX-VNNI, guaranteed by the caller.
+        unsafe { _mm256_dpbusd_avx_epi32(acc, w, x) }
+    }
+}
+
+/// VNNI (256-bit registers, either encoding): `vpdpbusd` into 32-bit partial sums, scales as
+/// 32-bit lanes for `vpmulld`.
+pub(super) struct Dpbusd<D>(std::marker::PhantomData<D>);
+
+impl<D: Dot> KStep for Dpbusd<D> {
     const WIDE: bool = true;
     /// The weights as they are (0..63).
     type Q6 = __m256i;
@@ -40,8 +70,8 @@ impl KStep for Dpbusd {
 
     #[inline(always)]
     unsafe fn step(acc: __m256i, w: __m256i, x: __m256i) -> __m256i {
-        // SAFETY: AVX-512 VNNI + VL, guaranteed by the caller.
-        unsafe { _mm256_dpbusd_epi32(acc, w, x) }
+        // SAFETY: the encoding's features, guaranteed by the caller.
+        unsafe { D::dpbusd(acc, w, x) }
     }
 
     #[inline(always)]
@@ -82,36 +112,3 @@ impl KStep for Dpbusd {
         }
     }
 }
-
-entry!(
-    tile_q4_kx8,
-    tile_q4_kx8_vnni,
-    "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni",
-    4,
-    BlockQ8K,
-    256,
-    kx8,
-    false,
-    Dpbusd
-);
-entry!(
-    tile_q5_kx8,
-    tile_q5_kx8_vnni,
-    "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni",
-    4,
-    BlockQ8K,
-    256,
-    kx8,
-    true,
-    Dpbusd
-);
-entry!(
-    tile_q6_kx8,
-    tile_q6_kx8_vnni,
-    "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni",
-    8,
-    BlockQ8K,
-    256,
-    q6_kx8,
-    Dpbusd
-);

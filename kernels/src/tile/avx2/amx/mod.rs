@@ -51,14 +51,14 @@ pub(crate) fn tile_fn(dtype: DType, layout: Layout) -> Option<TileFn> {
 /// permission for tile data ([`crate::Isa::Amx`] is only detected so).
 pub(crate) unsafe fn tile_q4_kx8(t: &Tile) {
     // SAFETY: forwarded.
-    unsafe { tile::<q4_k::Q4K>(t, super::vnni_k::tile_q4_kx8) }
+    unsafe { tile::<q4_k::Q4K>(t, super::vnni::evex::tile_q4_kx8) }
 }
 
 /// # Safety
 /// As for [`tile_q4_kx8`].
 pub(crate) unsafe fn tile_q6_kx8(t: &Tile) {
     // SAFETY: forwarded.
-    unsafe { tile::<q6_k::Q6K>(t, super::vnni_k::tile_q6_kx8) }
+    unsafe { tile::<q6_k::Q6K>(t, super::vnni::evex::tile_q6_kx8) }
 }
 
 /// The parts of one K-quant format's AMX tile. The methods carry no target features of

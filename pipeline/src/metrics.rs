@@ -38,6 +38,10 @@ pub struct TurnMetrics {
     /// negative.
     #[serde(default)]
     pub speculative: bool,
+    /// A reply made ahead: when the recognizer's early final, the words it was made from,
+    /// reached the loop (so `llm_first_token` minus this is the model's share of the wait).
+    #[serde(default)]
+    pub early_final: Option<f64>,
 }
 
 impl TurnMetrics {

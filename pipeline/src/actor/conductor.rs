@@ -677,6 +677,7 @@ impl Conductor {
         self.interrupt(run, Cause::Superseded);
         let metrics = TurnMetrics {
             speculative: true,
+            early_final: Some(ms(self.clock.now())),
             ..TurnMetrics::default()
         };
         self.start_turn(run, text, metrics, true, judge);

@@ -63,6 +63,8 @@ fn a_reply_made_ahead_plays_at_the_endpoint() {
     let m = &report.turns[0].metrics;
     assert!(m.speculative, "{m:?}");
     assert_eq!(m.eou, Some(1100.0));
+    // Made from the early final, which came before the model's first piece.
+    assert!(m.early_final.is_some_and(|at| at <= m.llm_first_token.unwrap_or(0.0)), "{m:?}");
     assert_eq!(m.response_latency(), Some(10.0), "{m:?}");
     assert!(m.tts_first_chunk < m.eou, "{m:?}");
     assert_eq!(report.turns[0].reply_text, "It is noon. Have a nice day.");
@@ -144,6 +146,7 @@ fn a_different_final_replaces_the_reply_made_ahead() {
     );
     let m = &h.handle.report().turns[0].metrics;
     assert!(!m.speculative, "made at the endpoint: {m:?}");
+    assert_eq!(m.early_final, None, "{m:?}");
 }
 
 /// One question answered by a scripted reply at `piece_delay` a piece under `config`, to its

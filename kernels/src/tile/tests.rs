@@ -136,7 +136,15 @@ impl X8Case {
     /// The interleaved tile of `isa` over the case.
     fn run_on(&self, isa: Isa) -> Vec<f32> {
         let f = tile_fn(isa, self.dtype, Layout::X8);
-        run(f, self.dtype, &self.packed, self.rows, &self.acts, self.n, self.k)
+        run(
+            f,
+            self.dtype,
+            &self.packed,
+            self.rows,
+            &self.acts,
+            self.n,
+            self.k,
+        )
     }
 }
 

@@ -7,8 +7,6 @@
 
 use std::arch::x86_64::*;
 
-use crate::quant::BlockQ8K;
-
 /// A product step of the K-quant x8 loops. Lanes are rows throughout.
 ///
 /// # Safety
@@ -17,8 +15,9 @@ use crate::quant::BlockQ8K;
 pub(super) trait KStep {
     /// Partial sums are 32-bit: Q5_K's sub-blocks need no early flush.
     const WIDE: bool;
-    /// Q6_K's weights as [`KStep::step_q6`] takes them.
-    type Q6: Copy;
+    /// Q6_K's partial sums meet their scales every this many steps (of 4 weights per row):
+    /// its unsigned 6-bit weights (0..63) fill 16-bit sums after two steps.
+    const Q6_RUN: usize;
 
     /// 16 unsigned per-row scales (row r at byte r of each half of `x`) in the form
     /// [`KStep::scaled`] takes: (the low 8 bytes, the high 8 bytes).
@@ -29,27 +28,15 @@ pub(super) trait KStep {
     unsafe fn step(acc: __m256i, w: __m256i, x: __m256i) -> __m256i;
     /// Partial sums `p` times the rows' scales `sc`, as 32-bit lanes.
     unsafe fn scaled(p: __m256i, sc: __m256i) -> __m256i;
-    /// Q6_K's weights from their 6-bit values (0..63, zero at 32).
-    unsafe fn q6(w: __m256i) -> Self::Q6;
-    /// `acc` plus the products of Q6_K weights `w` and activation bytes `x`.
-    unsafe fn step_q6(acc: __m256i, w: Self::Q6, x: __m256i) -> __m256i;
-    /// Whatever [`KStep::q6`] left in the scaled sums `sumi` of a Q6_K group block `blk`
-    /// (per token `c`, against `y[c]`) taken off.
-    ///
-    /// # Safety
-    /// Also: `blk` must be a whole Q6_Kx8 group block.
-    unsafe fn q6_zero<const C: usize>(blk: *const u8, y: [&BlockQ8K; C], sumi: &mut [__m256i; C]);
 }
 
 /// AVX2: `maddubs` pairs summed in 16 bits (flushed before they can overflow), scales
-/// duplicated into both 16-bit halves of a row's lane for `madd`. Q6_K's weights become
-/// signed `q - 32` (sign trick), so nothing is left to take off.
+/// duplicated into both 16-bit halves of a row's lane for `madd`.
 pub(super) struct Maddubs;
 
 impl KStep for Maddubs {
     const WIDE: bool = false;
-    /// (`q - 32`, its absolute value).
-    type Q6 = (__m256i, __m256i);
+    const Q6_RUN: usize = 2;
 
     #[inline(always)]
     unsafe fn rows_u8(x: __m128i) -> (__m256i, __m256i) {
@@ -79,22 +66,4 @@ impl KStep for Maddubs {
         // SAFETY: AVX2, guaranteed by the caller.
         unsafe { _mm256_madd_epi16(p, sc) }
     }
-
-    #[inline(always)]
-    unsafe fn q6(w: __m256i) -> Self::Q6 {
-        // SAFETY: AVX2, guaranteed by the caller.
-        unsafe {
-            let w = _mm256_sub_epi8(w, _mm256_set1_epi8(32));
-            (w, _mm256_sign_epi8(w, w))
-        }
-    }
-
-    #[inline(always)]
-    unsafe fn step_q6(acc: __m256i, (w, aw): Self::Q6, x: __m256i) -> __m256i {
-        // SAFETY: AVX2, guaranteed by the caller.
-        unsafe { Self::step(acc, aw, _mm256_sign_epi8(x, w)) }
-    }
-
-    #[inline(always)]
-    unsafe fn q6_zero<const C: usize>(_: *const u8, _: [&BlockQ8K; C], _: &mut [__m256i; C]) {}
 }

@@ -1,15 +1,12 @@
 //! The VNNI product step of the interleaved Q4_Kx8, Q5_Kx8 and Q6_Kx8 tiles: `x8k`'s loops
 //! with [`Dpbusd`]. `vpdpbusd` sums each sub-block's products straight into 32-bit lanes
-//! (rows), which meet the rows' scales in one 32-bit multiply. Q6_K's weights stay unsigned
-//! (`q`, not `q - 32`): `32 · Σ_s scale[s] · Σ(activations of sub-block s)` comes off at the
-//! end, from the activations' exact sub-block sums. Exact integer sums, as GGML's. The
+//! (rows), which meet the rows' scales in one 32-bit multiply. Exact integer sums, as GGML's. The
 //! instruction has two encodings ([`Dot`]): AVX-512 VNNI's (EVEX) and AVX-VNNI's (VEX, the
 //! Intel cores without AVX-512); `vnni` compiles the tiles once for each.
 
 use std::arch::x86_64::*;
 
 use super::kstep::KStep;
-use crate::quant::BlockQ8K;
 
 /// One encoding of `vpdpbusd` on 256-bit registers: `acc` plus, per 32-bit lane, the four
 /// products of unsigned bytes of `w` and signed bytes of `x`.
@@ -48,8 +45,7 @@ pub(super) struct Dpbusd<D>(std::marker::PhantomData<D>);
 
 impl<D: Dot> KStep for Dpbusd<D> {
     const WIDE: bool = true;
-    /// The weights as they are (0..63).
-    type Q6 = __m256i;
+    const Q6_RUN: usize = 4;
 
     #[inline(always)]
     unsafe fn rows_u8(x: __m128i) -> (__m256i, __m256i) {
@@ -78,37 +74,5 @@ impl<D: Dot> KStep for Dpbusd<D> {
     unsafe fn scaled(p: __m256i, sc: __m256i) -> __m256i {
         // SAFETY: AVX2, guaranteed by the caller.
         unsafe { _mm256_mullo_epi32(p, sc) }
-    }
-
-    #[inline(always)]
-    unsafe fn q6(w: __m256i) -> __m256i {
-        w
-    }
-
-    #[inline(always)]
-    unsafe fn step_q6(acc: __m256i, w: __m256i, x: __m256i) -> __m256i {
-        // SAFETY: forwarded.
-        unsafe { Self::step(acc, w, x) }
-    }
-
-    #[inline(always)]
-    unsafe fn q6_zero<const C: usize>(blk: *const u8, y: [&BlockQ8K; C], sumi: &mut [__m256i; C]) {
-        // SAFETY: the scales lie inside the group block; AVX2, guaranteed by the caller.
-        unsafe {
-            // Scales of sub-blocks (2i, 2i + 1) interleaved per row as i16 pairs.
-            let pairs: [__m256i; 8] = std::array::from_fn(|i| {
-                let x = _mm_loadu_si128(blk.add(16 + 16 * i).cast());
-                _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(x, _mm_srli_si128(x, 8)))
-            });
-            for c in 0..C {
-                let bs = y[c].bsums.as_ptr().cast::<i32>();
-                let mut off = _mm256_setzero_si256();
-                for (i, pair) in pairs.iter().enumerate() {
-                    let b = _mm256_set1_epi32(std::ptr::read_unaligned(bs.add(i)));
-                    off = _mm256_add_epi32(off, _mm256_madd_epi16(*pair, b));
-                }
-                sumi[c] = _mm256_sub_epi32(sumi[c], _mm256_slli_epi32(off, 5));
-            }
-        }
     }
 }

@@ -3,8 +3,9 @@
 //! is generic over its product step (`kstep`). As in the 32-element x8 tiles, lanes are rows;
 //! with AVX2's `maddubs` each sub-block's 16-bit sums meet its per-row scale in one `madd`
 //! (Q5_K: two, one per half, so the 16-bit sums cannot overflow). Their mins meet the
-//! activation sums two sub-blocks per `madd`; Q6_K's weights become signed bytes `q - 32`
-//! (sign trick). All sums are exact integers, as GGML's.
+//! activation sums two sub-blocks per `madd`; Q6_K's weights are multiplied as stored
+//! (0..63) and its zero (32) comes off at the end from the activations' sub-block sums. All
+//! sums are exact integers, as GGML's.
 
 use std::arch::x86_64::*;
 
@@ -235,6 +236,35 @@ const Q5_BYTES: usize = 1408;
 /// Bytes of one Q6_Kx8 group block.
 const Q6_BYTES: usize = 1680;
 
+/// Takes Q6_K's zero off the scaled sums `sumi` of group block `blk` (per token `c`, against
+/// `y[c]`): the tiles multiply the stored 6-bit weights (0..63) as they are, so
+/// `32 · Σ_s scale[s] · Σ(activations of sub-block s)` comes off, from the activations' exact
+/// sub-block sums.
+///
+/// # Safety
+/// `blk` must be a whole Q6_Kx8 group block.
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn q6_zero<const C: usize>(blk: *const u8, y: [&BlockQ8K; C], sumi: &mut [__m256i; C]) {
+    // SAFETY: the scales lie inside the group block; AVX2, guaranteed by the caller.
+    unsafe {
+        // Scales of sub-blocks (2i, 2i + 1) interleaved per row as i16 pairs.
+        let pairs: [__m256i; 8] = std::array::from_fn(|i| {
+            let x = _mm_loadu_si128(blk.add(16 + 16 * i).cast());
+            _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(x, _mm_srli_si128(x, 8)))
+        });
+        for c in 0..C {
+            let bs = y[c].bsums.as_ptr().cast::<i32>();
+            let mut off = _mm256_setzero_si256();
+            for (i, pair) in pairs.iter().enumerate() {
+                let b = _mm256_set1_epi32(std::ptr::read_unaligned(bs.add(i)));
+                off = _mm256_add_epi32(off, _mm256_madd_epi16(*pair, b));
+            }
+            sumi[c] = _mm256_sub_epi32(sumi[c], _mm256_slli_epi32(off, 5));
+        }
+    }
+}
+
 /// C tokens x one 8-row Q6_Kx8 group, products by step `S`: `out[c][0..8]`.
 ///
 /// # Safety
@@ -263,30 +293,33 @@ pub(super) unsafe fn q6_kx8<const C: usize, S: KStep>(
                     let shift = _mm_cvtsi32_si128(2 * j as i32);
                     for sub in 0..2 {
                         let s = 8 * n + 2 * j + sub;
+                        let sc = S::rows_i8(_mm_loadl_epi64(blk.add(16 + 8 * s).cast()));
                         let mut p = [_mm256_setzero_si256(); C];
                         for u in 4 * sub..4 * sub + 4 {
                             let q = _mm256_loadu_si256(ql.add(32 * u).cast());
                             let qh = _mm256_loadu_si256(half.add(512 + 32 * u).cast());
                             let lo = if j < 2 { q } else { _mm256_srli_epi16(q, 4) };
                             let top = _mm256_and_si256(_mm256_srl_epi16(qh, shift), m2);
-                            let w = S::q6(_mm256_or_si256(
+                            let w = _mm256_or_si256(
                                 _mm256_and_si256(lo, m4),
                                 _mm256_slli_epi16(top, 4),
-                            ));
+                            );
                             for c in 0..C {
-                                // 16-bit sums: 8 products of at most 2*32*127 each, no overflow.
                                 let x = bcast(y[c], 128 * n + 32 * j + 4 * u);
-                                p[c] = S::step_q6(p[c], w, x);
+                                p[c] = S::step(p[c], w, x);
                             }
-                        }
-                        let sc = S::rows_i8(_mm_loadl_epi64(blk.add(16 + 8 * s).cast()));
-                        for c in 0..C {
-                            sumi[c] = _mm256_add_epi32(sumi[c], S::scaled(p[c], sc));
+                            // 16-bit sums hold two steps: 4 products of at most 63*128.
+                            if (u + 1) % S::Q6_RUN == 0 {
+                                for c in 0..C {
+                                    sumi[c] = _mm256_add_epi32(sumi[c], S::scaled(p[c], sc));
+                                    p[c] = _mm256_setzero_si256();
+                                }
+                            }
                         }
                     }
                 }
             }
-            S::q6_zero(blk, y, &mut sumi);
+            q6_zero(blk, y, &mut sumi);
             let d = _mm256_cvtph_ps(_mm_loadu_si128(blk.cast()));
             for c in 0..C {
                 let dy = _mm256_mul_ps(d, _mm256_set1_ps(y[c].d));

@@ -64,7 +64,11 @@ fn a_reply_made_ahead_plays_at_the_endpoint() {
     assert!(m.speculative, "{m:?}");
     assert_eq!(m.eou, Some(1100.0));
     // Made from the early final, which came before the model's first piece.
-    assert!(m.early_final.is_some_and(|at| at <= m.llm_first_token.unwrap_or(0.0)), "{m:?}");
+    assert!(
+        m.early_final
+            .is_some_and(|at| at <= m.llm_first_token.unwrap_or(0.0)),
+        "{m:?}"
+    );
     assert_eq!(m.response_latency(), Some(10.0), "{m:?}");
     assert!(m.tts_first_chunk < m.eou, "{m:?}");
     assert_eq!(report.turns[0].reply_text, "It is noon. Have a nice day.");

@@ -6,7 +6,7 @@
 //! zero-offset formats keep their weights unsigned (Q8_0's are made so by adding 128) and
 //! take the offset off with the activations' exact sums, `Σ(q - z)x = Σqx - z·Σx`: exact
 //! integer sums, as GGML's. 256-bit registers only (no 512-bit frequency penalty). Each tile
-//! is compiled twice ([`family`]): for AVX-512 VNNI (EVEX, 32 registers, 8 tokens at a time)
+//! is compiled twice (`family!`): for AVX-512 VNNI (EVEX, 32 registers, 8 tokens at a time)
 //! and for AVX-VNNI (VEX, 16 registers, 4 tokens at a time, as the AVX2 tiles).
 
 use std::arch::x86_64::*;

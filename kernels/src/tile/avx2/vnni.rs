@@ -128,9 +128,9 @@ unsafe fn q32x8<const C: usize, const F: u8, D: Dot>(
 }
 
 /// Module `$module`: the VNNI tiles compiled for target features `$feat`, products by
-/// encoding `$dot`, `$w` tokens at a time (Q6_K `$w6`), and its `tile_fn`.
+/// encoding `$dot`, `$w` tokens at a time, and its `tile_fn`.
 macro_rules! family {
-    ($module:ident, $feat:literal, $dot:ident, $w:literal, $w6:literal) => {
+    ($module:ident, $feat:literal, $dot:ident, $w:literal) => {
         pub(super) mod $module {
             use super::super::vnni_k::{Dpbusd, $dot};
             use super::super::x8::{entry, tile_x8};
@@ -242,7 +242,7 @@ macro_rules! family {
                 tile_q6_kx8,
                 q6_kx8_tile,
                 $feat,
-                $w6,
+                $w,
                 BlockQ8K,
                 256,
                 q6_kx8,
@@ -256,7 +256,6 @@ family!(
     evex,
     "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni",
     Evex,
-    8,
     8
 );
-family!(vex, "avx2,fma,f16c,avxvnni", Vex, 4, 4);
+family!(vex, "avx2,fma,f16c,avxvnni", Vex, 4);

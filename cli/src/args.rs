@@ -131,6 +131,10 @@ pub struct ChatChoiceArgs {
     /// A reply never repeats a run of this many tokens from the reply before it (0 = off).
     #[arg(long)]
     pub avoid_copy_ngram: Option<usize>,
+    /// Tokens drafted from the conversation that each reply token takes with it, checked in
+    /// the same pass (0 = off; the reply is the same, only passes are saved).
+    #[arg(long)]
+    pub draft_tokens: Option<usize>,
     /// Hypotheses of the recognizer's beam search for final transcripts (1 = greedy).
     #[arg(long, default_value_t = pocket_asr::RecognizerConfig::default().beam_size)]
     pub asr_beam: usize,
@@ -155,6 +159,7 @@ impl ChatChoiceArgs {
             system_prompt: self.system_prompt.clone(),
             repeat_penalty: self.repeat_penalty,
             avoid_copy_ngram: self.avoid_copy_ngram,
+            draft_tokens: self.draft_tokens,
             asr_plain_text: self.asr_earlier_text.clone(),
             asr_search: pocket_asr::Search {
                 beam: self.asr_beam,

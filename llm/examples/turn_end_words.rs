@@ -30,6 +30,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             history: HistoryPolicy::AllThatFit,
             avoid_copy_ngram: 0,
             avoid_echo_words: 0,
+            drafts: pocket_llm::Drafts::default(),
         },
     )?;
     let never = AtomicBool::new(false);

@@ -18,7 +18,7 @@ use crate::chat::history::{turns_to_drop, user_turn_starts};
 use crate::chat::{
     ChatOptions, ChatTemplate, HistoryPolicy, Message, Role, echo_openings, same_question,
 };
-use crate::generate::{StopReason, TextStream, generate};
+use crate::generate::{Drafts, StopReason, TextStream, generate};
 use crate::model::Model;
 use crate::sampler::{Sampler, SamplerConfig};
 use crate::session::{Session, SessionOptions};
@@ -49,6 +49,10 @@ pub struct SessionConfig {
     /// [`Sampler::avoid_openings`](crate::Sampler::avoid_openings) and
     /// [`echo_openings`](crate::chat::echo_openings)).
     pub avoid_echo_words: usize,
+    /// Tokens drafted from the conversation that go with a token the reply samples, checked
+    /// in the same pass (off by default; see [`generate`]). The reply is the same; passes are
+    /// saved where it restates words of the conversation.
+    pub drafts: Drafts,
 }
 
 impl Default for SessionConfig {
@@ -63,6 +67,7 @@ impl Default for SessionConfig {
             history: HistoryPolicy::AllThatFit,
             avoid_copy_ngram: 0,
             avoid_echo_words: 0,
+            drafts: Drafts::default(),
         }
     }
 }
@@ -92,6 +97,10 @@ pub struct ReplyOutcome {
     pub prefill_tokens: usize,
     /// Earlier turns dropped before this one (the history policy, or room in the context).
     pub dropped_turns: usize,
+    /// Tokens drafted from the conversation, and those of them the reply took
+    /// ([`SessionConfig::drafts`]).
+    pub drafted: usize,
+    pub accepted: usize,
     pub timings: ReplyTimings,
 }
 
@@ -265,6 +274,8 @@ impl ChatSession {
             cancelled: false,
             prefill_tokens,
             dropped_turns: dropped,
+            drafted: 0,
+            accepted: 0,
             timings: ReplyTimings {
                 prefill,
                 ..ReplyTimings::default()
@@ -321,6 +332,7 @@ impl ChatSession {
             &mut self.sampler,
             &mut self.stream,
             max,
+            self.cfg.drafts,
             cancel,
             &mut |piece| {
                 text.push_str(piece);
@@ -333,6 +345,8 @@ impl ChatSession {
         self.generated = ids;
         let generated = generated?;
         outcome.tokens = generated.tokens;
+        outcome.drafted = generated.drafted;
+        outcome.accepted = generated.accepted;
         outcome.cancelled = matches!(generated.stop, StopReason::Cancelled | StopReason::Stopped);
         outcome.timings.first_token = prefill + generated.first_token.unwrap_or_default();
         outcome.timings.decode = generated.decode;

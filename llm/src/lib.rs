@@ -6,7 +6,8 @@
 //! - [`gguf`]: the file reader; [`gguf_writer`], [`requant`] and [`synth`] write GGUF files.
 //! - [`tokenizer`], [`chat`] (prompt formats, `<think>` filter), [`sampler`].
 //! - [`Model::load`] (`model/`: config, tensor binding, the forward pass), [`Session`] (one
-//!   KV cache: prefill, decode, truncate), [`generate`] (sample → decode → stream).
+//!   KV cache: prefill, decode, truncate), [`generate`] (sample → decode → stream, with
+//!   drafts from the context checked in one pass: [`draft_from_context`]).
 //! - [`ChatSession`]: a conversation over a session, with its history policy, as the voice loop
 //!   uses it.
 //! - [`bench`]: prefill/decode speed, peak memory and memory read bandwidth.
@@ -30,10 +31,12 @@ pub use config::{Arch, ModelConfig, RopeStyle};
 pub use model::{LoadOptions, Model};
 pub use session::{Session, SessionOptions};
 mod chat_session;
+mod draft;
 mod generate;
 
 pub use chat_session::{ChatSession, ReplyOutcome, ReplyTimings, SessionConfig};
-pub use generate::{Generated, StopReason, TextStream, generate};
+pub use draft::draft_from_context;
+pub use generate::{Drafts, Generated, StopReason, TextStream, generate};
 pub mod bench;
 pub mod gguf_writer;
 pub mod requant;

@@ -10,7 +10,7 @@ use pocket_kernels::ThreadPool;
 
 use crate::LlmError;
 use crate::kv::KvCache;
-use crate::model::{Model, RunState, forward};
+use crate::model::{EACH_MAX, Logits, Model, RunState, forward};
 
 /// Sizes of a session.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,6 +40,9 @@ pub struct Session {
     kv: KvCache,
     st: RunState,
     tokens: Vec<u32>,
+    /// Tokens of the last [`Session::run_each`] still at the end of the cache, whose logits
+    /// `st.each` holds (0: none).
+    each: usize,
 }
 
 impl std::fmt::Debug for Session {
@@ -70,6 +73,7 @@ impl Session {
             kv,
             st,
             tokens: Vec::with_capacity(context),
+            each: 0,
         })
     }
 
@@ -109,6 +113,67 @@ impl Session {
     /// Appends `tokens` (in batches) and returns the logits after the last one. Fails with
     /// [`LlmError::ContextFull`] before doing any work if they do not fit.
     pub fn prefill(&mut self, tokens: &[u32]) -> Result<&[f32], LlmError> {
+        self.check(tokens)?;
+        self.each = 0;
+        let batch = self.st.batch;
+        let chunks = tokens.len().div_ceil(batch);
+        for (i, chunk) in tokens.chunks(batch).enumerate() {
+            let last = i + 1 == chunks;
+            let logits = if last { Logits::Last } else { Logits::None };
+            self.run(chunk, logits)?;
+        }
+        Ok(&self.st.logits)
+    }
+
+    /// Most tokens [`Session::run_each`] takes at once.
+    pub const EACH_MAX: usize = EACH_MAX;
+
+    /// Appends `tokens` (1 to [`Session::EACH_MAX`]) in one batch and keeps the logits after
+    /// each of them ([`Session::logits_after`]): a run of drafted tokens checked in one pass,
+    /// which reads the weights once for all of them. Then [`Session::keep_each`] keeps the
+    /// tokens that held. Fails before doing any work if they do not fit.
+    pub fn run_each(&mut self, tokens: &[u32]) -> Result<(), LlmError> {
+        if tokens.len() > EACH_MAX {
+            return Err(LlmError::InvalidSession {
+                reason: format!("{} tokens at once (at most {EACH_MAX})", tokens.len()),
+            });
+        }
+        self.check(tokens)?;
+        self.each = 0;
+        self.run(tokens, Logits::Each)?;
+        self.each = tokens.len();
+        Ok(())
+    }
+
+    /// The logits after token `i` of the last [`Session::run_each`] whose tokens are all still
+    /// at the end of the cache; empty when there is no such token.
+    pub fn logits_after(&self, i: usize) -> &[f32] {
+        if i >= self.each {
+            return &[];
+        }
+        let v = self.model.config().vocab_size;
+        &self.st.each[i * v..(i + 1) * v]
+    }
+
+    /// Keeps the first `n` tokens of the last [`Session::run_each`] (at least one, at most
+    /// all) and drops the others; [`Session::logits`] are then the logits after the last one
+    /// kept.
+    pub fn keep_each(&mut self, n: usize) {
+        let n = n.clamp(1, self.each.max(1));
+        if self.each == 0 {
+            return;
+        }
+        let drop = self.each - n;
+        self.tokens.truncate(self.tokens.len() - drop);
+        let v = self.model.config().vocab_size;
+        self.st
+            .logits
+            .copy_from_slice(&self.st.each[(n - 1) * v..n * v]);
+        self.each = 0;
+    }
+
+    /// Fails unless `tokens` is a non-empty run of valid ids that fits in the cache.
+    fn check(&self, tokens: &[u32]) -> Result<(), LlmError> {
         if tokens.is_empty() {
             return Err(LlmError::InvalidSession {
                 reason: "prefill of zero tokens".into(),
@@ -128,24 +193,23 @@ impl Session {
                 vocab_size: vocab,
             });
         }
-        let batch = self.st.batch;
-        let chunks = tokens.len().div_ceil(batch);
-        for (i, chunk) in tokens.chunks(batch).enumerate() {
-            let pos = self.tokens.len();
-            let last = i + 1 == chunks;
-            let r = forward(
-                &self.model,
-                &mut self.st,
-                &mut self.kv,
-                &self.pool,
-                chunk,
-                pos,
-                last,
-            );
-            r?;
-            self.tokens.extend_from_slice(chunk);
-        }
-        Ok(&self.st.logits)
+        Ok(())
+    }
+
+    /// Runs one batch at the end of the cache.
+    fn run(&mut self, chunk: &[u32], logits: Logits) -> Result<(), LlmError> {
+        let pos = self.tokens.len();
+        forward(
+            &self.model,
+            &mut self.st,
+            &mut self.kv,
+            &self.pool,
+            chunk,
+            pos,
+            logits,
+        )?;
+        self.tokens.extend_from_slice(chunk);
+        Ok(())
     }
 
     /// Appends one token and returns the logits after it.
@@ -160,6 +224,7 @@ impl Session {
 
     /// Keeps only the first `len` positions (later ones are recomputed if needed).
     pub fn truncate(&mut self, len: usize) {
+        self.each = 0;
         self.tokens.truncate(len);
     }
 
@@ -178,11 +243,13 @@ impl Session {
         self.kv
             .remove(self.model.config(), start, end, self.tokens.len());
         self.tokens.drain(start..end);
+        self.each = 0;
         Ok(())
     }
 
     /// Forgets everything.
     pub fn clear(&mut self) {
+        self.each = 0;
         self.tokens.clear();
     }
 }
@@ -248,5 +315,53 @@ mod tests {
         slid.decode(5).expect("decode");
         assert_eq!(slid.len(), n + 1);
         assert!(slid.remove(3, 2).is_err() && slid.remove(0, n + 2).is_err());
+    }
+
+    /// The logits after each token of a pass that runs several are those of running them one
+    /// at a time (the same rows through the same kernels, up to the order of float sums), and
+    /// keeping some of them leaves the session as if only those had run.
+    #[test]
+    fn logits_after_each_token_of_one_pass_match_one_token_at_a_time() {
+        let model = tiny();
+        let prompt: Vec<u32> = (10..22).collect();
+        let run = [40u32, 41, 7, 300, 2];
+        let mut each = session(&model);
+        each.prefill(&prompt).expect("prefill");
+        each.run_each(&run).expect("run each");
+        assert_eq!(each.len(), prompt.len() + run.len());
+        let mut one = session(&model);
+        one.prefill(&prompt).expect("prefill");
+        let mut worst = 0f32;
+        for (i, &t) in run.iter().enumerate() {
+            let l = one.decode(t).expect("decode").to_vec();
+            for (x, y) in each.logits_after(i).iter().zip(&l) {
+                worst = worst.max((x - y).abs() / (1.0 + y.abs()));
+            }
+        }
+        assert!(worst < 1e-3, "logits differ by {worst}");
+        // Keep two: the session goes on as one that ran only those.
+        each.keep_each(2);
+        assert_eq!(each.tokens(), [&prompt[..], &run[..2]].concat());
+        let mut two = session(&model);
+        two.prefill(&[&prompt[..], &run[..2]].concat())
+            .expect("prefill");
+        let close = |a: &[f32], b: &[f32]| {
+            a.iter()
+                .zip(b)
+                .all(|(x, y)| (x - y).abs() <= 1e-3 * (1.0 + y.abs()))
+        };
+        assert!(close(each.logits(), two.logits()));
+        let (a, b) = (
+            each.decode(9).expect("decode").to_vec(),
+            two.decode(9).expect("decode").to_vec(),
+        );
+        assert!(close(&a, &b));
+        // No logits after tokens no pass left at the end; too many at once, or nothing, is an
+        // error before any work.
+        assert!(each.logits_after(0).is_empty());
+        let len = each.len();
+        assert!(each.run_each(&[1; Session::EACH_MAX + 1]).is_err());
+        assert!(each.run_each(&[]).is_err());
+        assert_eq!(each.len(), len);
     }
 }

@@ -70,6 +70,7 @@ fn config(history: HistoryPolicy) -> SessionConfig {
         history,
         avoid_copy_ngram: 0,
         avoid_echo_words: 0,
+        drafts: pocket_llm::Drafts::default(),
     }
 }
 

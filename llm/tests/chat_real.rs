@@ -86,6 +86,7 @@ fn smollm2_hears_an_unfinished_sentence() {
         history: pocket_llm::chat::HistoryPolicy::AllThatFit,
         avoid_copy_ngram: 0,
         avoid_echo_words: 0,
+        drafts: pocket_llm::Drafts::default(),
     };
     let mut chat = pocket_llm::ChatSession::new(model, cfg).expect("chat");
     let never = AtomicBool::new(false);

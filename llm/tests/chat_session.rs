@@ -34,6 +34,7 @@ fn config(ctx: usize) -> SessionConfig {
         history: HistoryPolicy::AllThatFit,
         avoid_copy_ngram: 0,
         avoid_echo_words: 0,
+        drafts: pocket_llm::Drafts::default(),
     }
 }
 

@@ -116,6 +116,9 @@ pub struct ChatChoice {
     pub repeat_penalty: Option<f32>,
     /// Replaces the n of the reply's no-copy rule (0: off).
     pub avoid_copy_ngram: Option<usize>,
+    /// Replaces how many tokens drafted from the conversation each reply token takes with it
+    /// (0: off).
+    pub draft_tokens: Option<usize>,
     /// Replaces the recognizer's earlier text for turns spoken to a silent assistant
     /// (`EngineOptions::asr_plain_text`).
     pub asr_plain_text: Option<String>,
@@ -130,6 +133,7 @@ impl Default for ChatChoice {
             system_prompt: None,
             repeat_penalty: None,
             avoid_copy_ngram: None,
+            draft_tokens: None,
             asr_plain_text: None,
         }
     }
@@ -168,6 +172,9 @@ impl ChatChoice {
         }
         if let Some(n) = self.avoid_copy_ngram {
             opts.chat.avoid_copy_ngram = n;
+        }
+        if let Some(n) = self.draft_tokens {
+            opts.chat.drafts.tokens = n;
         }
         if let Some(t) = &self.asr_plain_text {
             opts.asr_plain_text.clone_from(t);

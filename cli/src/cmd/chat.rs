@@ -69,6 +69,7 @@ pub fn run(a: ChatArgs) -> Result<()> {
         history: a.history,
         avoid_copy_ngram: 0,
         avoid_echo_words: 0,
+        drafts: pocket_llm::Drafts::default(),
     };
     let mut chat = ChatSession::new(model, cfg)?;
     let cancel = AtomicBool::new(false);

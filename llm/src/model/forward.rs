@@ -2,7 +2,8 @@
 //! block RMSNorm -> fused Q/K/V matmul (+bias, +Q/K norm) -> RoPE -> f16 KV cache ->
 //! causal GQA attention -> output projection + residual -> RMSNorm -> fused gate/up matmul
 //! -> SwiGLU -> down projection + residual; finally RMSNorm and the vocabulary projection of
-//! the last token. All buffers live in [`RunState`], allocated once per session.
+//! the last token (or of every token, to check a drafted run of tokens at once). All buffers
+//! live in [`RunState`], allocated once per session.
 
 use pocket_kernels::attn::GroupAttention;
 use pocket_kernels::vec::silu_mul;
@@ -43,12 +44,47 @@ pub(crate) struct RunState {
     /// Logits of the last token of the last batch [vocab]; `-inf` for the tokens the model's
     /// output projection leaves out (`Model::output_ids`).
     pub logits: Vec<f32>,
-    /// The output projection's results when it holds only some tokens [its rows].
+    /// The output projection's results when it holds only some tokens [its rows], for one
+    /// token, or for up to `EACH_MAX` once [`Logits::Each`] ran.
     head: Vec<f32>,
+    /// Logits of every token of the last batch run with [`Logits::Each`] [`EACH_MAX` x vocab];
+    /// `-inf` where `logits` has it. Allocated at the first such batch: a session that never
+    /// checks drafts (the words judge's) holds none.
+    pub each: Vec<f32>,
     scratch: MatmulScratch,
 }
 
+/// Most tokens of one batch whose logits [`Logits::Each`] computes (a drafted run checked at
+/// once: the token sampled and the tokens drafted after it).
+pub(crate) const EACH_MAX: usize = 5;
+
+/// Which logits a [`forward`] pass computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Logits {
+    /// None (a prefill batch before the last).
+    None,
+    /// The last token's, into `RunState::logits`.
+    Last,
+    /// Every token's (at most [`EACH_MAX`]), into `RunState::each`, row by row.
+    Each,
+}
+
 impl RunState {
+    /// Makes room for [`Logits::Each`] (once per session).
+    fn each_room(&mut self, model: &Model) {
+        if !self.each.is_empty() {
+            return;
+        }
+        let v = model.config().vocab_size;
+        match &model.output_ids {
+            None => self.each = vec![0.0; EACH_MAX * v],
+            Some(ids) => {
+                self.each = vec![f32::NEG_INFINITY; EACH_MAX * v];
+                self.head.resize(EACH_MAX * ids.len(), 0.0);
+            }
+        }
+    }
+
     pub fn new(model: &Model, batch: usize, capacity: usize, threads: usize) -> RunState {
         let cfg = model.config();
         let z = |n: usize| vec![0.0f32; n];
@@ -73,13 +109,14 @@ impl RunState {
             scores: z(threads * capacity * (cfg.n_heads / cfg.n_kv_heads)),
             logits,
             head,
+            each: Vec::new(),
             scratch,
         }
     }
 }
 
 /// Runs `tokens` (at most `st.batch`) at positions `pos..pos + n` through the model, adding
-/// their keys and values to `kv`; computes the logits of the last token when `logits`.
+/// their keys and values to `kv`; computes the logits `logits` asks for.
 pub(crate) fn forward(
     m: &Model,
     st: &mut RunState,
@@ -87,10 +124,15 @@ pub(crate) fn forward(
     pool: &ThreadPool,
     tokens: &[u32],
     pos: usize,
-    logits: bool,
+    logits: Logits,
 ) -> Result<(), LlmError> {
     let c = m.config();
     let n = tokens.len();
+    if logits == Logits::Each && n > EACH_MAX {
+        return Err(LlmError::InvalidSession {
+            reason: format!("logits of {n} tokens at once (at most {EACH_MAX})"),
+        });
+    }
     if n == 0 || n > st.batch || pos + n > kv.capacity() {
         return Err(LlmError::ContextFull {
             tokens: pos + n,
@@ -210,16 +252,47 @@ pub(crate) fn forward(
             .map_or(&m.output_norm, |l| &l.attn_norm);
         residual_norm(pool, &mut st.x, &st.tmp, &mut st.xn, n, d, next_norm, eps)?;
     }
-    if logits {
-        // `xn` holds the output-normalized rows.
-        let last = &st.xn[(n - 1) * d..n * d];
-        let head = m.weights(&m.output)?;
-        match &m.output_ids {
-            None => matmul(pool, &head, last, 1, &mut st.logits, &mut st.scratch)?,
-            Some(ids) => {
-                matmul(pool, &head, last, 1, &mut st.head, &mut st.scratch)?;
-                for (&id, &l) in ids.iter().zip(&st.head) {
-                    st.logits[id as usize] = l;
+    if logits == Logits::None {
+        return Ok(());
+    }
+    if logits == Logits::Each {
+        st.each_room(m);
+    }
+    // `xn` holds the output-normalized rows.
+    let head = m.weights(&m.output)?;
+    let v = c.vocab_size;
+    match (logits, &m.output_ids) {
+        (Logits::None, _) => {}
+        (Logits::Last, None) => {
+            let last = &st.xn[(n - 1) * d..n * d];
+            matmul(pool, &head, last, 1, &mut st.logits, &mut st.scratch)?;
+        }
+        (Logits::Last, Some(ids)) => {
+            let last = &st.xn[(n - 1) * d..n * d];
+            let rows = &mut st.head[..ids.len()];
+            matmul(pool, &head, last, 1, rows, &mut st.scratch)?;
+            for (&id, &l) in ids.iter().zip(rows.iter()) {
+                st.logits[id as usize] = l;
+            }
+        }
+        (Logits::Each, None) => {
+            matmul(
+                pool,
+                &head,
+                &st.xn[..n * d],
+                n,
+                &mut st.each[..n * v],
+                &mut st.scratch,
+            )?;
+        }
+        (Logits::Each, Some(ids)) => {
+            let h = ids.len();
+            let rows = &mut st.head[..n * h];
+            matmul(pool, &head, &st.xn[..n * d], n, rows, &mut st.scratch)?;
+            for (t, row) in rows.chunks_exact(h).enumerate() {
+                let out = &mut st.each[t * v..(t + 1) * v];
+                for (&id, &l) in ids.iter().zip(row) {
+                    out[id as usize] = l;
                 }
             }
         }

@@ -8,7 +8,7 @@
 mod forward;
 mod load;
 
-pub(crate) use forward::{RunState, forward};
+pub(crate) use forward::{EACH_MAX, Logits, RunState, forward};
 
 use std::path::Path;
 use std::sync::Arc;

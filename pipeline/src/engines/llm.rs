@@ -8,11 +8,11 @@ use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use pocket_llm::chat::HistoryPolicy;
 use pocket_llm::sampler::SamplerConfig;
-use pocket_llm::{ChatSession, LlmError, LoadOptions, Model, SessionConfig};
+use pocket_llm::{ChatSession, Drafts, LlmError, LoadOptions, Model, SessionConfig};
 
 use super::{ChatEngine, EngineError, EngineResult, ReplyEnd};
 
@@ -54,6 +54,11 @@ pub struct VoiceChatConfig {
     /// set the 1.5B echoing the next, well-heard ones from its own example (eight turns in a
     /// row in one 120-turn spoken session, five in another).
     pub avoid_echo_words: usize,
+    /// Tokens drafted from the conversation that a reply token takes with it, checked in the
+    /// same pass ([`SessionConfig::drafts`]; 0: off). Up to 4, from 300 ms after the first
+    /// token: the first spoken piece is cut 150 ms after it at the latest (at the next word),
+    /// so drafts never delay that piece. docs/PERFORMANCE.md, "Drafts".
+    pub drafts: Drafts,
     /// Compute threads.
     pub threads: usize,
 }
@@ -76,6 +81,10 @@ impl Default for VoiceChatConfig {
             history: HistoryPolicy::LastTurns(1),
             avoid_copy_ngram: 4,
             avoid_echo_words: 3,
+            drafts: Drafts {
+                tokens: 4,
+                after: Duration::from_millis(300),
+            },
             threads: 2,
         }
     }
@@ -157,6 +166,7 @@ impl LlmChat {
             history: cfg.history,
             avoid_copy_ngram: cfg.avoid_copy_ngram,
             avoid_echo_words: cfg.avoid_echo_words,
+            drafts: cfg.drafts,
         };
         Ok(Self {
             chat: ChatSession::new(model, session).map_err(EngineError::new)?,

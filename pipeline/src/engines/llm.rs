@@ -56,8 +56,9 @@ pub struct VoiceChatConfig {
     pub avoid_echo_words: usize,
     /// Tokens drafted from the conversation that a reply token takes with it, checked in the
     /// same pass ([`SessionConfig::drafts`]; 0: off). Up to 4, from 300 ms after the first
-    /// token: the first spoken piece is cut 150 ms after it at the latest (at the next word),
-    /// so drafts never delay that piece. docs/PERFORMANCE.md, "Drafts".
+    /// token: the first spoken piece is due 150 ms after it (cut at the next word), so drafts,
+    /// which make a pass longer when they fail, come after that piece. docs/PERFORMANCE.md,
+    /// "Drafts".
     pub drafts: Drafts,
     /// Compute threads.
     pub threads: usize,

@@ -97,10 +97,6 @@ pub struct ReplyOutcome {
     pub prefill_tokens: usize,
     /// Earlier turns dropped before this one (the history policy, or room in the context).
     pub dropped_turns: usize,
-    /// Tokens drafted from the conversation, and those of them the reply took
-    /// ([`SessionConfig::drafts`]).
-    pub drafted: usize,
-    pub accepted: usize,
     pub timings: ReplyTimings,
 }
 
@@ -274,8 +270,6 @@ impl ChatSession {
             cancelled: false,
             prefill_tokens,
             dropped_turns: dropped,
-            drafted: 0,
-            accepted: 0,
             timings: ReplyTimings {
                 prefill,
                 ..ReplyTimings::default()
@@ -345,8 +339,6 @@ impl ChatSession {
         self.generated = ids;
         let generated = generated?;
         outcome.tokens = generated.tokens;
-        outcome.drafted = generated.drafted;
-        outcome.accepted = generated.accepted;
         outcome.cancelled = matches!(generated.stop, StopReason::Cancelled | StopReason::Stopped);
         outcome.timings.first_token = prefill + generated.first_token.unwrap_or_default();
         outcome.timings.decode = generated.decode;

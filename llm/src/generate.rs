@@ -150,18 +150,12 @@ pub fn generate(
         }
         let room = (session.capacity() - session.len() - 1).min(max_tokens - out.tokens);
         let first = out.first_token.unwrap_or_default();
-        let draft = if start.elapsed() < first + drafts.after {
+        let now = if start.elapsed() < first + drafts.after {
             0
         } else {
-            draft
+            draft.min(room)
         };
-        draft_from_context(
-            session.tokens(),
-            token,
-            draft.min(room),
-            &stop_draft,
-            &mut drafted,
-        );
+        draft_from_context(session.tokens(), token, now, &stop_draft, &mut drafted);
         let t = Instant::now();
         if drafted.is_empty() {
             session.decode(token)?;

@@ -133,11 +133,7 @@ impl Session {
     /// which reads the weights once for all of them. Then [`Session::keep_each`] keeps the
     /// tokens that held. Fails before doing any work if they do not fit.
     pub fn run_each(&mut self, tokens: &[u32]) -> Result<(), LlmError> {
-        if tokens.len() > EACH_MAX {
-            return Err(LlmError::InvalidSession {
-                reason: format!("{} tokens at once (at most {EACH_MAX})", tokens.len()),
-            });
-        }
+        // The forward pass refuses more than `EACH_MAX` before any work.
         self.check(tokens)?;
         self.each = 0;
         self.run(tokens, Logits::Each)?;
@@ -159,10 +155,10 @@ impl Session {
     /// all) and drops the others; [`Session::logits`] are then the logits after the last one
     /// kept.
     pub fn keep_each(&mut self, n: usize) {
-        let n = n.clamp(1, self.each.max(1));
         if self.each == 0 {
             return;
         }
+        let n = n.clamp(1, self.each);
         let drop = self.each - n;
         self.tokens.truncate(self.tokens.len() - drop);
         let v = self.model.config().vocab_size;

@@ -252,45 +252,24 @@ pub(crate) fn forward(
             .map_or(&m.output_norm, |l| &l.attn_norm);
         residual_norm(pool, &mut st.x, &st.tmp, &mut st.xn, n, d, next_norm, eps)?;
     }
-    if logits == Logits::None {
-        return Ok(());
-    }
-    if logits == Logits::Each {
-        st.each_room(m);
-    }
-    // `xn` holds the output-normalized rows.
-    let head = m.weights(&m.output)?;
+    // `xn` holds the output-normalized rows; `out` gets `rows` rows of logits.
     let v = c.vocab_size;
-    match (logits, &m.output_ids) {
-        (Logits::None, _) => {}
-        (Logits::Last, None) => {
-            let last = &st.xn[(n - 1) * d..n * d];
-            matmul(pool, &head, last, 1, &mut st.logits, &mut st.scratch)?;
+    let (x, rows, out) = match logits {
+        Logits::None => return Ok(()),
+        Logits::Last => (&st.xn[(n - 1) * d..n * d], 1, &mut st.logits[..v]),
+        Logits::Each => {
+            st.each_room(m);
+            (&st.xn[..n * d], n, &mut st.each[..n * v])
         }
-        (Logits::Last, Some(ids)) => {
-            let last = &st.xn[(n - 1) * d..n * d];
-            let rows = &mut st.head[..ids.len()];
-            matmul(pool, &head, last, 1, rows, &mut st.scratch)?;
-            for (&id, &l) in ids.iter().zip(rows.iter()) {
-                st.logits[id as usize] = l;
-            }
-        }
-        (Logits::Each, None) => {
-            matmul(
-                pool,
-                &head,
-                &st.xn[..n * d],
-                n,
-                &mut st.each[..n * v],
-                &mut st.scratch,
-            )?;
-        }
-        (Logits::Each, Some(ids)) => {
+    };
+    let head = m.weights(&m.output)?;
+    match &m.output_ids {
+        None => matmul(pool, &head, x, rows, out, &mut st.scratch)?,
+        Some(ids) => {
             let h = ids.len();
-            let rows = &mut st.head[..n * h];
-            matmul(pool, &head, &st.xn[..n * d], n, rows, &mut st.scratch)?;
-            for (t, row) in rows.chunks_exact(h).enumerate() {
-                let out = &mut st.each[t * v..(t + 1) * v];
+            let part = &mut st.head[..rows * h];
+            matmul(pool, &head, x, rows, part, &mut st.scratch)?;
+            for (row, out) in part.chunks_exact(h).zip(out.chunks_exact_mut(v)) {
                 for (&id, &l) in ids.iter().zip(row) {
                     out[id as usize] = l;
                 }

@@ -1,7 +1,7 @@
 //! How sure the recognizer is of the words it decodes at a pause: for each clip of a
 //! `bench/turn-taking.sh` voice folder (its `list.tsv`: path, pause ms, sentence), decodes the
 //! audio up to the inserted pause (a fragment: "What time does the sun") and up to the end of
-//! speech (the whole sentence), each followed by 100 ms of silence as at the loop's pause
+//! speech (the whole sentence), each followed by `PAUSE_MS` of silence as at the loop's pause
 //! decode, and prints the text, the last word's probability and each token's.
 //! Usage: `pause_confidence [MODEL_ID] LIST.tsv...`
 
@@ -10,7 +10,8 @@ mod common;
 use pocket_asr::Recognizer;
 use pocket_asr::vocab::Vocab;
 
-/// Silence after the words, as at the ears' 100 ms pause (`PAUSE_MS` changes it).
+/// Silence after the words: 100 ms, the ears' pause when the last-word threshold was set (the
+/// loop's is now `EndpointConfig::early_final_after`, 60 ms). `PAUSE_MS` changes it.
 const PAUSE_MS: usize = 100;
 
 fn main() -> anyhow::Result<()> {

@@ -78,6 +78,10 @@ pub struct EndpointArgs {
     /// (thrown away unheard if the user goes on).
     #[arg(long)]
     pub no_speculate: bool,
+    /// Silence within the user's speech after which the recognizer decodes the words so far
+    /// as the final (the reply is made ahead from them, and the words judged).
+    #[arg(long, default_value_t = pocket_pipeline::EndpointConfig::default().early_final_after.as_millis() as u64)]
+    pub early_final_ms: u64,
 }
 
 impl Default for EndpointArgs {
@@ -105,6 +109,7 @@ impl EndpointArgs {
             question_threshold: self.question_threshold,
             question_wait: Duration::from_millis(self.question_wait_ms),
             speculate: !self.no_speculate,
+            early_final_after: Duration::from_millis(self.early_final_ms),
         }
     }
 }

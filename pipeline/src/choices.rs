@@ -38,6 +38,9 @@ pub struct EndpointChoice {
     /// Start the reply during the end-of-speech wait, held silent until the endpoint
     /// (`PipelineConfig::speculative_reply`).
     pub speculate: bool,
+    /// Silence at which the recognizer decodes the final early
+    /// (`EndpointConfig::early_final_after`).
+    pub early_final_after: Duration,
 }
 
 impl EndpointChoice {
@@ -47,6 +50,7 @@ impl EndpointChoice {
         EndpointConfig {
             end_silence: self.end_silence,
             mode: self.mode,
+            early_final_after: self.early_final_after,
             smart: SmartEndpoint {
                 ask_after: defaults.smart.ask_after.min(self.turn_decide),
                 decide_after: self.turn_decide,
@@ -96,6 +100,7 @@ impl Default for EndpointChoice {
             question_threshold: defaults.semantic.question_threshold,
             question_wait: defaults.semantic.question_wait,
             speculate: true,
+            early_final_after: defaults.early_final_after,
         }
     }
 }

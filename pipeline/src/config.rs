@@ -18,6 +18,17 @@ pub struct EndpointConfig {
     pub preroll: Duration,
     /// An utterance is cut here even if the user keeps talking.
     pub max_utterance: Duration,
+    /// Silence within an utterance after which the recognizer decodes the final at once (the
+    /// reply is made ahead from it, and the words judged); speech after such a pause is
+    /// reported as resumed and voids both. Every turn's early final, and so its reply, comes
+    /// this long after the end of speech plus the decode. 60 ms rather than the earlier 100:
+    /// in the 120-turn held-out session the first audio came 30-40 ms sooner at the median
+    /// with the 1.5B and with SmolLM2 (AVX2 kernels), with no more false cuts on
+    /// `bench/turn-taking.sh`; the price is more pauses heard between synthetic voices'
+    /// phonemes (gaps of 60-100 ms), each a decode and a reply made ahead and thrown away, and
+    /// a little less quiet after the last word for the recognizer to be sure of it
+    /// (docs/PERFORMANCE.md, "Which model answers").
+    pub early_final_after: Duration,
     /// How the end of a turn is decided: a fixed silence, the end-of-turn classifier, or the
     /// language model's judgement of the words (the default).
     pub mode: EndpointMode,
@@ -94,7 +105,7 @@ impl Default for SmartEndpoint {
     }
 }
 
-/// Semantic endpointing: after 100 ms of silence the recognizer decodes the turn so far and
+/// Semantic endpointing: after `EndpointConfig::early_final_after` of silence the recognizer decodes the turn so far and
 /// the language model gives the probability that those words are the whole turn (the chance
 /// that its next token would close the user's message or the sentence). At or above
 /// `threshold` the turn ends once `decide_after` of silence has passed; below it the loop
@@ -157,6 +168,7 @@ impl Default for EndpointConfig {
             end_silence: Duration::from_millis(400),
             preroll: Duration::from_millis(300),
             max_utterance: Duration::from_secs(20),
+            early_final_after: Duration::from_millis(60),
             mode: EndpointMode::default(),
             smart: SmartEndpoint::default(),
             semantic: SemanticEndpoint::default(),
@@ -266,6 +278,9 @@ impl PipelineConfig {
         if e.preroll > Duration::from_secs(2) {
             return bad("preroll must be at most 2 s");
         }
+        if !(Duration::from_millis(20)..=Duration::from_secs(1)).contains(&e.early_final_after) {
+            return bad("early_final_after must be within 20 ms and 1 s");
+        }
         let sm = &e.smart;
         if !(0.0..=1.0).contains(&sm.threshold) {
             return bad("smart endpoint threshold must be within 0..=1");
@@ -364,5 +379,11 @@ mod tests {
         c.endpoint.semantic.decide_after = c.endpoint.end_silence + Duration::from_millis(10);
         let err = c.validate().expect_err("decision after the fixed rule");
         assert!(err.to_string().contains("semantic endpoint timings"));
+        for ms in [10, 1500] {
+            let mut c = PipelineConfig::default();
+            c.endpoint.early_final_after = Duration::from_millis(ms);
+            let err = c.validate().expect_err("early final pause out of range");
+            assert!(err.to_string().contains("early_final_after"), "{ms} ms");
+        }
     }
 }

@@ -3,9 +3,9 @@
 //! fixed silence, or (smart endpointing) when the end-of-turn classifier says it is complete
 //! (see `turn_end`), or (semantic endpointing) when the language model judges the words a
 //! whole turn (see `text_end`), with a longer silence as the fallback. At every pause of
-//! `RESUME_AFTER` the recognizer is asked to decode the final at once (the reply made ahead
-//! starts from it). This is the loop's only voice detector and endpointer: the recognizer has
-//! none of its own, and is told where each utterance's speech stopped.
+//! `EndpointConfig::early_final_after` the recognizer is asked to decode the final at once (the
+//! reply made ahead starts from it). This is the loop's only voice detector and endpointer: the
+//! recognizer has none of its own, and is told where each utterance's speech stopped.
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -29,11 +29,6 @@ const TICK: Duration = Duration::from_millis(10);
 /// detector's lag. Where the background is within 35 dB of the voice (a noisy room), no frame
 /// is this quiet and the detector alone decides, as before.
 const QUIET_BELOW_PEAK: f32 = 3.162e-4;
-
-/// After this much silence within an utterance the recognizer decodes the final (the reply is
-/// made ahead from it), and speech after such a pause is reported as resumed (voiding both);
-/// a shorter gap voids nothing.
-const RESUME_AFTER: Duration = Duration::from_millis(100);
 
 /// Mean square of a frame (its energy per sample).
 fn energy(samples: &[f32]) -> f32 {
@@ -206,8 +201,10 @@ impl Ears {
                 st.peak = st.peak.max(level);
                 let quiet = level < st.peak * QUIET_BELOW_PEAK;
                 let speaking = voiced && (st.ptt || !quiet);
+                let pause_at = self.cfg.early_final_after;
                 if speaking {
-                    if *silence >= RESUME_AFTER {
+                    // A shorter gap voids nothing.
+                    if *silence >= pause_at {
                         self.report.send(Report::SpeechResumed);
                         self.asr.send(AsrMsg::Resumed { utt: st.utt });
                     }
@@ -218,8 +215,8 @@ impl Ears {
                     *last_voiced = frame.at;
                 } else {
                     *silence += TICK;
-                    // The frame the pause reaches `RESUME_AFTER`: decode what was said.
-                    if *silence >= RESUME_AFTER && *silence < RESUME_AFTER + TICK && !st.ptt {
+                    // The frame the pause reaches `early_final_after`: decode what was said.
+                    if *silence >= pause_at && *silence < pause_at + TICK && !st.ptt {
                         st.pauses += 1;
                         let pause = st.pauses;
                         self.asr.send(AsrMsg::Pause { utt: st.utt, pause });

@@ -1,4 +1,4 @@
-//! Semantic endpointing scenarios: at each 100 ms pause the recognizer decodes the words so
+//! Semantic endpointing scenarios: at each pause (`EndpointConfig::early_final_after`) the recognizer decodes the words so
 //! far and the model judges them (the mock chat calls words ending in "of"/"the" unfinished).
 //! Whole words end the turn at the short decision silence; a sentence paused at "of" keeps
 //! the loop listening (one turn, not two) and the user hears "still listening"; words judged
@@ -55,7 +55,7 @@ fn whole_words_end_the_turn_at_the_decision_silence() {
         vec!["what is the capital of france"],
     );
     h.until(5000, has("audio finished"));
-    // Speech 100..800 ms, judged whole at 900 ms (100 ms of silence), ended at 950 ms (the
+    // Speech 100..800 ms, judged whole at 860 ms (60 ms of silence), ended at 950 ms (the
     // fixed rule here: 1100 ms).
     assert_eq!(h.time_of("speech stopped"), Some(950));
     assert_eq!(h.count("still listening"), 0);
@@ -70,6 +70,30 @@ fn whole_words_end_the_turn_at_the_decision_silence() {
     h.finish();
 }
 
+/// The pause at which the words are decoded and judged is the endpoint's to set: a shorter one
+/// starts the reply made ahead sooner; the turn still ends at the decision silence.
+#[test]
+fn the_early_final_comes_at_the_configured_pause() {
+    for (after, at) in [(100, 900.0), (60, 860.0)] {
+        let mut setup = semantic_setup(
+            vec!["what is the capital of france"],
+            vec!["what is the capital of france"],
+        );
+        setup.config.endpoint.early_final_after = Duration::from_millis(after);
+        let mut h = Harness::asked(setup);
+        h.until(5000, has("audio finished"));
+        assert_eq!(
+            h.time_of("speech stopped"),
+            Some(950),
+            "pause at {after} ms"
+        );
+        let m = h.last_metrics();
+        assert_eq!(m.early_final, Some(at), "pause at {after} ms");
+        assert!(m.speculative, "the reply was made from the early final");
+        h.finish();
+    }
+}
+
 #[test]
 fn a_sentence_paused_at_of_is_one_turn() {
     let mut h = semantic(
@@ -80,7 +104,7 @@ fn a_sentence_paused_at_of_is_one_turn() {
     assert_eq!(h.count("speech stopped"), 1);
     assert_eq!(h.count("final"), 1);
     assert_eq!(h.count("still listening"), 1);
-    // The second part ends at 1900 ms: judged whole 100 ms later, ended at 150 ms.
+    // The second part ends at 1900 ms: judged whole 60 ms later, ended at 150 ms.
     assert_eq!(h.time_of("speech stopped"), Some(2050));
     let calls = h.chat_calls();
     let replies: Vec<&String> = calls.iter().filter(|c| c.starts_with("reply")).collect();

@@ -150,12 +150,12 @@ pub fn generate(
         }
         let room = (session.capacity() - session.len() - 1).min(max_tokens - out.tokens);
         let first = out.first_token.unwrap_or_default();
-        let now = if start.elapsed() < first + drafts.after {
+        let wanted = if start.elapsed() < first + drafts.after {
             0
         } else {
             draft.min(room)
         };
-        draft_from_context(session.tokens(), token, now, &stop_draft, &mut drafted);
+        draft_from_context(session.tokens(), token, wanted, &stop_draft, &mut drafted);
         let t = Instant::now();
         if drafted.is_empty() {
             session.decode(token)?;

@@ -105,12 +105,12 @@ impl Default for SmartEndpoint {
     }
 }
 
-/// Semantic endpointing: after `EndpointConfig::early_final_after` of silence the recognizer decodes the turn so far and
-/// the language model gives the probability that those words are the whole turn (the chance
-/// that its next token would close the user's message or the sentence). At or above
-/// `threshold` the turn ends once `decide_after` of silence has passed; below it the loop
-/// keeps listening up to `fallback`; with no judgement by `EndpointConfig::end_silence` that
-/// fixed rule ends the turn.
+/// Semantic endpointing: after `EndpointConfig::early_final_after` of silence the recognizer
+/// decodes the turn so far and the language model gives the probability that those words are
+/// the whole turn (the chance that its next token would close the user's message or the
+/// sentence). At or above `threshold` the turn ends once `decide_after` of silence has
+/// passed; below it the loop keeps listening up to `fallback`; with no judgement by
+/// `EndpointConfig::end_silence` that fixed rule ends the turn.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SemanticEndpoint {
     /// P(whole turn) at or above which the words end the turn. Measured with SmolLM2-135M

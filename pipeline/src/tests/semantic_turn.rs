@@ -1,5 +1,5 @@
-//! Semantic endpointing scenarios: at each pause (`EndpointConfig::early_final_after`) the recognizer decodes the words so
-//! far and the model judges them (the mock chat calls words ending in "of"/"the" unfinished).
+//! Semantic endpointing scenarios: at each pause (`EndpointConfig::early_final_after`) the
+//! recognizer decodes the words so far and the model judges them (the mock chat calls words ending in "of"/"the" unfinished).
 //! Whole words end the turn at the short decision silence; a sentence paused at "of" keeps
 //! the loop listening (one turn, not two) and the user hears "still listening"; words judged
 //! unfinished end the turn only at the fallback, and so do words whose last one the

@@ -40,6 +40,13 @@ fn main() -> anyhow::Result<()> {
     let out_path = Path::new(results).join(format!("{name}.tsv"));
     let mut out = std::io::BufWriter::new(std::fs::File::create(&out_path)?);
     writeln!(out, "voice\tidx\tquestion\ttranscript\tmin_p\tavg_logprob")?;
+    // Every hearing of each clip (the best, rank 0, then the beam's others): for rescoring.
+    let hear_path = Path::new(results).join(format!("{name}.hearings.tsv"));
+    let mut hear = std::io::BufWriter::new(std::fs::File::create(&hear_path)?);
+    writeln!(
+        hear,
+        "voice\tidx\tquestion\trank\ttext\tsum_logprob\ttokens"
+    )?;
     let mut decoder_ms = Vec::new();
     let mut searched = 0;
     for voice in VOICES {
@@ -71,9 +78,27 @@ fn main() -> anyhow::Result<()> {
                 "{voice}\t{idx}\t{question}\t{}\t{min_p:.4}\t{:.4}",
                 t.text, t.avg_logprob
             )?;
+            let n = t.tokens.len();
+            let best_sum = t.avg_logprob * (n + 1) as f32;
+            writeln!(
+                hear,
+                "{voice}\t{idx}\t{question}\t0\t{}\t{best_sum:.4}\t{n}",
+                t.text
+            )?;
+            for (rank, o) in t.others.iter().enumerate() {
+                writeln!(
+                    hear,
+                    "{voice}\t{idx}\t{question}\t{}\t{}\t{:.4}\t{}",
+                    rank + 1,
+                    o.text,
+                    o.sum_logprob,
+                    o.tokens.len()
+                )?;
+            }
         }
     }
     out.flush()?;
+    hear.flush()?;
     decoder_ms.sort_by(f64::total_cmp);
     let at = |q: f64| decoder_ms[((decoder_ms.len() - 1) as f64 * q).round() as usize];
     eprintln!(

@@ -23,6 +23,7 @@ pub mod ct2;
 pub mod endpoint;
 mod error;
 pub mod gemm;
+pub mod hearing;
 mod long_pause;
 pub mod mel;
 #[cfg(test)]
@@ -40,7 +41,7 @@ pub use context::Context;
 pub use endpoint::{EndpointConfig, EndpointEvent, Endpointer};
 pub use error::AsrError;
 pub use gemm::WeightFormat;
-pub use recognizer::{Recognizer, Timings, Transcript};
+pub use recognizer::{OtherHearing, Recognizer, Timings, Transcript};
 pub use resample::Resampler;
 pub use stream::{AsrStream, UtteranceSpan};
 pub use vad::Vad;

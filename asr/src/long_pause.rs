@@ -140,6 +140,8 @@ pub(crate) fn joined(a: Transcript, b: Transcript) -> Transcript {
         token_logprobs,
         audio_secs: a.audio_secs + b.audio_secs,
         timings,
+        // Each piece's other hearings cover only that piece.
+        others: Vec::new(),
     }
 }
 

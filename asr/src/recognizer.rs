@@ -39,6 +39,23 @@ pub struct Transcript {
     /// Seconds of audio recognized.
     pub audio_secs: f64,
     pub timings: Timings,
+    /// The beam search's other hearings of the audio, likeliest first (empty when greedy
+    /// decoding was sure, or the audio took more than one window).
+    pub others: Vec<OtherHearing>,
+}
+
+/// Another hearing of the same audio: the text and the recognizer's score of it.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct OtherHearing {
+    pub text: String,
+    /// Summed log-probability of its tokens (and its end-of-text).
+    pub sum_logprob: f32,
+    /// Text token ids.
+    pub tokens: Vec<u32>,
+    /// Log-probability of each text token.
+    pub token_logprobs: Vec<f32>,
+    /// Probability of its last word (as [`Transcript::last_word_prob`]).
+    pub last_word_prob: f32,
 }
 
 /// Where the time went, in milliseconds.
@@ -60,6 +77,9 @@ pub struct Timings {
     pub speculative: bool,
     /// Beam search decoded the text (greedy was not sure enough, or the beam always runs).
     pub beam_searched: bool,
+    /// A language model's time choosing among the beam's hearings (streams with a
+    /// [`crate::hearing::HearingScorer`]; included in `total_ms`).
+    pub hearing_ms: f64,
 }
 
 impl Timings {
@@ -219,6 +239,12 @@ impl Recognizer {
             }
             out.tokens.extend(r.0.tokens);
             out.token_logprobs.extend(r.0.token_logprobs);
+            // Other hearings of one window do not make other hearings of the whole.
+            out.others = if start == 0 && end == clean.len() {
+                r.0.others
+            } else {
+                Vec::new()
+            };
             start = end;
         }
         out.text = texts.join(" ");
@@ -304,7 +330,26 @@ impl Recognizer {
         } else {
             crate::confidence::last_word_prob(&self.model.vocab, &d.tokens, &d.token_logprobs)
         };
+        let others = if silence {
+            Vec::new()
+        } else {
+            d.others
+                .iter()
+                .map(|h| OtherHearing {
+                    text: self.model.vocab.decode(&h.tokens).trim().to_string(),
+                    sum_logprob: h.sum_logprob,
+                    last_word_prob: crate::confidence::last_word_prob(
+                        &self.model.vocab,
+                        &h.tokens,
+                        &h.token_logprobs,
+                    ),
+                    tokens: h.tokens.clone(),
+                    token_logprobs: h.token_logprobs.clone(),
+                })
+                .collect()
+        };
         Transcript {
+            others,
             last_word_prob,
             text,
             no_speech_prob: d.no_speech_prob,

@@ -21,6 +21,7 @@ use std::time::Instant;
 use crate::context::Context;
 use crate::endpoint::{EndpointEvent, Endpointer};
 use crate::error::AsrError;
+use crate::hearing::HearingScorer;
 use crate::mel::SAMPLE_RATE;
 use crate::recognizer::{Recognizer, SPLIT_DEPTH, Transcript};
 use crate::resample::Resampler;
@@ -70,6 +71,17 @@ pub struct AsrStream {
     speculative: Option<Speculative>,
     /// The prompt this utterance is decoded with (plain again after each reset).
     context: Context,
+    /// Picks among a final's hearings (see [`crate::hearing`]); `None`: the recognizer's best.
+    scorer: Option<Scorer>,
+}
+
+/// The stream's [`HearingScorer`].
+struct Scorer(Box<dyn HearingScorer>);
+
+impl std::fmt::Debug for Scorer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("HearingScorer")
+    }
 }
 
 /// The voice detector and endpointer of a stream that finds its utterances itself.
@@ -130,7 +142,15 @@ impl AsrStream {
             overflow: Vec::new(),
             speculative: None,
             context: Context::Plain,
+            scorer: None,
         }
+    }
+
+    /// From now on a final decoded with the beam (greedy was unsure) becomes the hearing
+    /// that `scorer` and the recognizer together find likeliest ([`crate::hearing::choose`]);
+    /// turns spoken over the assistant (`Context::OverReply`) keep the recognizer's best.
+    pub fn set_hearing_scorer(&mut self, scorer: Box<dyn HearingScorer>) {
+        self.scorer = Some(Scorer(scorer));
     }
 
     /// Whether the caller decides where utterances start and end ([`Recognizer::driven_stream`]).
@@ -445,7 +465,18 @@ impl AsrStream {
         if !draft.is_empty() {
             self.partial_tokens = draft;
         }
-        r.map(|(t, _)| t)
+        let mut t = r?.0;
+        if let Some(Scorer(scorer)) = self.scorer.as_mut().filter(|_| is_final)
+            && self.context == Context::Plain
+            && !t.others.is_empty()
+        {
+            let t0 = Instant::now();
+            crate::hearing::choose(&mut t, scorer.as_mut());
+            let ms = t0.elapsed().as_secs_f64() * 1e3;
+            t.timings.hearing_ms = ms;
+            t.timings.total_ms += ms;
+        }
+        Ok(t)
     }
 
     /// Samples held by the stream (utterance audio plus audio kept for the next one); bounded

@@ -267,3 +267,60 @@ fn a_final_decoded_at_the_callers_pause_is_the_final() {
         t.text
     );
 }
+
+/// Scores one text as very unlikely, every other one alike.
+struct Against(String);
+
+impl pocket_asr::hearing::HearingScorer for Against {
+    fn log_prob(&mut self, text: &str) -> Option<(f32, usize)> {
+        Some((if text == self.0 { -1000.0 } else { -1.0 }, 4))
+    }
+}
+
+#[test]
+fn a_scorer_picks_among_the_beams_hearings_of_a_final() {
+    // The beam runs on every final here, so the clip has other hearings.
+    let rec = Recognizer::load(
+        &common::model_dir("whisper-tiny.en"),
+        RecognizerConfig {
+            beam_below_p: 1.0,
+            ..Default::default()
+        },
+    )
+    .expect("load tiny.en");
+    let jfk = common::jfk();
+    let last = &jfk[jfk.len() - 16_000 * 4..];
+    let tail = common::noise(8_000, 0.002, 7);
+    let final_of = |s: &mut pocket_asr::AsrStream| {
+        s.reset();
+        s.accept(last);
+        s.accept(&tail);
+        s.speech_ended(tail.len() as u64);
+        s.finish().expect("final")
+    };
+    let mut s = rec.driven_stream();
+    let best = final_of(&mut s);
+    assert!(
+        best.timings.beam_searched && !best.others.is_empty(),
+        "{best:?}"
+    );
+    assert_eq!(best.timings.hearing_ms, 0.0, "no scorer, no choice");
+
+    // A scorer that finds the best hearing unlikely: the likeliest other one takes its place,
+    // and the best joins the others.
+    s.set_hearing_scorer(Box::new(Against(best.text.clone())));
+    let picked = final_of(&mut s);
+    assert_eq!(picked.text, best.others[0].text);
+    assert_eq!(picked.tokens, best.others[0].tokens);
+    assert_eq!(picked.others[0].text, best.text);
+    assert!(picked.timings.hearing_ms > 0.0);
+
+    // Speech over the assistant's reply keeps the recognizer's best.
+    s.reset();
+    s.set_context(pocket_asr::Context::OverReply);
+    s.accept(last);
+    s.accept(&tail);
+    s.speech_ended(tail.len() as u64);
+    let over = s.finish().expect("final");
+    assert_eq!(over.timings.hearing_ms, 0.0);
+}

@@ -6,7 +6,7 @@
 //! token wins. Each hypothesis has its own self-attention cache (a beam slot), and all of them
 //! step together in one batched decoder pass.
 
-use super::decode::{Decoded, Model, mask};
+use super::decode::{Decoded, Hearing, Model, mask};
 use super::decoder::{DecoderState, MAX_BATCH};
 use crate::error::AsrError;
 
@@ -147,15 +147,21 @@ pub fn beam(
         n_live = n_next;
     }
     // Whisper fills up with the live hypotheses when fewer than `beam` finished.
-    let best = finished[..n_finished]
+    let mut ranked: Vec<&Hyp> = finished[..n_finished]
         .iter()
         .chain(live[..n_live].iter().filter(|_| n_finished == 0))
-        .max_by(|a, b| a.rank().total_cmp(&b.rank()));
-    if let Some(b) = best {
+        .collect();
+    ranked.sort_by(|a, b| b.rank().total_cmp(&a.rank()));
+    if let Some(b) = ranked.first() {
         out.tokens.extend_from_slice(&b.tokens);
         out.token_logprobs.extend_from_slice(&b.logprobs);
         out.sum_logprob = b.sum;
     }
+    out.others.extend(ranked.iter().skip(1).map(|h| Hearing {
+        tokens: h.tokens.clone(),
+        token_logprobs: h.logprobs.clone(),
+        sum_logprob: h.sum,
+    }));
     out.avg_logprob = out.sum_logprob / (out.tokens.len() + 1) as f32;
     Ok(out)
 }

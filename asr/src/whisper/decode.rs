@@ -91,6 +91,19 @@ pub struct Decoded {
     pub passes: usize,
     /// Whether beam search produced the text.
     pub beam_searched: bool,
+    /// The beam's other finished hypotheses, likeliest (per token) first; empty after greedy.
+    pub others: Vec<Hearing>,
+}
+
+/// One other hypothesis of a beam search.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Hearing {
+    /// Text tokens (EOT excluded).
+    pub tokens: Vec<u32>,
+    /// Log-probability of each text token.
+    pub token_logprobs: Vec<f32>,
+    /// Summed log-probability, its end-of-text included when it finished.
+    pub sum_logprob: f32,
 }
 
 impl Decoded {

@@ -26,10 +26,12 @@ pub mod config;
 mod kv;
 mod model;
 mod session;
+mod text_score;
 
 pub use config::{Arch, ModelConfig, RopeStyle};
 pub use model::{LoadOptions, Model};
 pub use session::{Session, SessionOptions};
+pub use text_score::{TextLogProb, TextScorer};
 mod chat_session;
 mod draft;
 mod generate;

@@ -153,6 +153,11 @@ pub struct ChatChoiceArgs {
     /// questions right at ~20 ms more to the first audio (docs/PERFORMANCE.md, "Earlier text").
     #[arg(long)]
     pub asr_earlier_text: Option<String>,
+    /// Keep the recognizer's best hearing of an unsure final instead of letting the small
+    /// words model pick among the beam's hearings (docs/PERFORMANCE.md, "The words judge picks
+    /// the hearing").
+    #[arg(long)]
+    pub asr_best_hearing_only: bool,
 }
 
 impl ChatChoiceArgs {
@@ -166,6 +171,7 @@ impl ChatChoiceArgs {
             avoid_copy_ngram: self.avoid_copy_ngram,
             draft_tokens: self.draft_tokens,
             asr_plain_text: self.asr_earlier_text.clone(),
+            hearing_choice: !self.asr_best_hearing_only,
             asr_search: pocket_asr::Search {
                 beam: self.asr_beam,
                 greedy_min_p: self.asr_beam_below,

@@ -113,6 +113,9 @@ pub struct ChatChoice {
     pub model: Option<String>,
     /// How the recognizer searches for final transcripts.
     pub asr_search: pocket_asr::Search,
+    /// Let the words judge pick among the hearings of an unsure final
+    /// (`EngineOptions::hearing_choice`).
+    pub hearing_choice: bool,
     /// Which earlier turns the model sees (`None`: the voice chat's default).
     pub history: Option<HistoryPolicy>,
     /// Replaces the voice system prompt.
@@ -134,6 +137,7 @@ impl Default for ChatChoice {
         Self {
             model: None,
             asr_search: pocket_asr::RecognizerConfig::default().final_search(),
+            hearing_choice: true,
             history: None,
             system_prompt: None,
             repeat_penalty: None,
@@ -164,6 +168,7 @@ impl ChatChoice {
             realtime,
             model,
             asr_search: self.asr_search,
+            hearing_choice: self.hearing_choice,
             ..EngineOptions::default()
         };
         if let Some(h) = self.history {
@@ -202,6 +207,12 @@ mod tests {
         let defaults = EngineOptions::default();
         assert_eq!(opts.asr_search, defaults.asr_search);
         assert_eq!(opts.chat.history, defaults.chat.history);
+        assert!(opts.hearing_choice && defaults.hearing_choice);
+        let best_only = ChatChoice {
+            hearing_choice: false,
+            ..ChatChoice::default()
+        };
+        assert!(!best_only.engine_options("m".into(), 2, true).hearing_choice);
     }
 
     #[test]

@@ -101,6 +101,34 @@ impl WhisperTranscriber {
     }
 }
 
+/// The system prompt the hearings are scored after (the one `pocket_asr::hearing::LM_WEIGHT`
+/// was chosen with).
+pub const HEARING_SYSTEM_PROMPT: &str = "You are a helpful voice assistant.";
+
+/// Threads of the hearing scorer's session: it runs at the pause, when the recognizer's
+/// own decode is done and the reply waits for its words.
+pub const HEARING_THREADS: usize = 2;
+
+/// A language model's view of the recognizer's hearings of a final
+/// ([`pocket_asr::hearing`]): the words judge's model scores each as a user's message.
+pub struct LlmHearingScorer(pub pocket_llm::TextScorer);
+
+impl pocket_asr::hearing::HearingScorer for LlmHearingScorer {
+    fn log_prob(&mut self, text: &str) -> Option<(f32, usize)> {
+        let s = self.0.log_prob(text).ok().flatten()?;
+        Some((s.sum as f32, s.tokens))
+    }
+}
+
+impl WhisperTranscriber {
+    /// Finals the beam searched (greedy was unsure) become the hearing `scorer` and the
+    /// recognizer together find likeliest (`pocket_asr::hearing::choose`).
+    pub fn with_hearing_scorer(mut self, scorer: LlmHearingScorer) -> Self {
+        self.stream.set_hearing_scorer(Box::new(scorer));
+        self
+    }
+}
+
 impl Transcriber for WhisperTranscriber {
     fn begin(&mut self) {
         self.stream.reset();

@@ -7,7 +7,9 @@
 use pocket_assets::{Store, ids};
 
 use super::Engines;
-use super::asr::{VadDetector, WhisperTranscriber};
+use super::asr::{
+    HEARING_SYSTEM_PROMPT, HEARING_THREADS, LlmHearingScorer, VadDetector, WhisperTranscriber,
+};
 use super::llm::{LlmChat, VoiceChatConfig};
 use super::tts::{ReplySegmenter, VoiceSpeaker};
 use super::turn::SmartTurnClassifier;
@@ -54,6 +56,9 @@ pub struct EngineOptions {
     /// How the recognizer searches for final transcripts (beam width, and below which greedy
     /// confidence the beam runs).
     pub asr_search: pocket_asr::Search,
+    /// Let the words judge (loaded beside a larger chat model) pick among the recognizer's
+    /// hearings of a final the beam searched (`pocket_asr::hearing`).
+    pub hearing_choice: bool,
     /// Earlier text the recognizer is given for the user's turns (empty: none); see
     /// `pocket_asr::RecognizerConfig::plain_text`. Default: none. A few everyday questions
     /// (`pocket_asr::context::QUESTION_TEXT`, `--asr-earlier-text`) make tiny.en hear more
@@ -72,6 +77,7 @@ impl Default for EngineOptions {
             turn_classifier: true,
             words_judge: true,
             asr_search: pocket_asr::RecognizerConfig::default().final_search(),
+            hearing_choice: true,
             asr_plain_text: String::new(),
         }
     }
@@ -165,6 +171,22 @@ pub fn load_default(store: &Store, opts: &EngineOptions) -> Result<LoadedEngines
         None
     };
 
+    let mut transcriber = WhisperTranscriber::new(&rec, opts.realtime);
+    // The words judge scores the hearings when a larger model answers: the answer is worth
+    // the ~50 ms on an unsure turn there (docs/PERFORMANCE.md, "The words judge picks the
+    // hearing"); the small model's own loop stays as quick as it was.
+    if let Some(judge) = words_judge.as_ref().filter(|_| opts.hearing_choice) {
+        let scorer = pocket_llm::TextScorer::new(
+            judge.model().clone(),
+            Some(HEARING_SYSTEM_PROMPT),
+            HEARING_THREADS,
+        );
+        match scorer {
+            Ok(s) => transcriber = transcriber.with_hearing_scorer(LlmHearingScorer(s)),
+            Err(e) => warnings.push(format!("the recognizer's best hearing is kept: {e}")),
+        }
+    }
+
     let voice: Box<dyn pocket_tts::Voice> = if opts.fallback_voice {
         Box::new(pocket_tts::FallbackVoice::new())
     } else {
@@ -202,7 +224,7 @@ pub fn load_default(store: &Store, opts: &EngineOptions) -> Result<LoadedEngines
         warnings,
         engines: Engines {
             detector: Box::new(detector),
-            transcriber: Box::new(WhisperTranscriber::new(&rec, opts.realtime)),
+            transcriber: Box::new(transcriber),
             chat: Box::new(chat),
             segmenter: Box::new(ReplySegmenter::default()),
             speaker: Box::new(VoiceSpeaker(voice)),

@@ -135,6 +135,11 @@ pub fn load_voice_model(gguf: &Path) -> Result<Arc<Model>, LlmError> {
 }
 
 impl LlmChat {
+    /// The model this chat runs (shared, e.g. with a [`pocket_llm::TextScorer`]).
+    pub fn model(&self) -> &Arc<Model> {
+        self.chat.session().model()
+    }
+
     /// Loads `gguf` with the default voice settings on `threads` threads.
     pub fn load(gguf: &Path, threads: usize) -> EngineResult<Self> {
         Self::load_with(

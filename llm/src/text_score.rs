@@ -105,7 +105,7 @@ impl TextScorer {
     }
 
     /// The log-probability of `text` (trimmed) as the user's whole message; `None` for an
-    /// empty text or one of more than [`MAX_TEXT_TOKENS`] tokens.
+    /// empty text or one of more than [`Self::MAX_TEXT_TOKENS`] tokens.
     pub fn log_prob(&mut self, text: &str) -> Result<Option<TextLogProb>, LlmError> {
         let text = text.trim();
         if text.is_empty() {

@@ -334,7 +334,7 @@ impl Recognizer {
             Vec::new()
         } else {
             d.others
-                .iter()
+                .into_iter()
                 .map(|h| OtherHearing {
                     text: self.model.vocab.decode(&h.tokens).trim().to_string(),
                     sum_logprob: h.sum_logprob,
@@ -343,8 +343,8 @@ impl Recognizer {
                         &h.tokens,
                         &h.token_logprobs,
                     ),
-                    tokens: h.tokens.clone(),
-                    token_logprobs: h.token_logprobs.clone(),
+                    tokens: h.tokens,
+                    token_logprobs: h.token_logprobs,
                 })
                 .collect()
         };

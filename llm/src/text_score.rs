@@ -25,13 +25,6 @@ pub struct TextLogProb {
     pub tokens: usize,
 }
 
-impl TextLogProb {
-    /// Log-probability per token.
-    pub fn per_token(&self) -> f64 {
-        self.sum / self.tokens.max(1) as f64
-    }
-}
-
 /// Scores texts as user messages on a session of its own over a shared model.
 pub struct TextScorer {
     session: Session,
@@ -43,7 +36,8 @@ pub struct TextScorer {
     ids: Vec<u32>,
     /// `cum[i]`: summed log-probability of `ids[..i]`.
     cum: Vec<f64>,
-    /// The turn's closing text ("<|im_end|>\n" in ChatML), appended to each text.
+    /// The turn's closing text without its trailing newline ("<|im_end|>" in ChatML),
+    /// appended to each text.
     close: String,
     scratch: Vec<u32>,
     text: String,
@@ -78,6 +72,8 @@ impl TextScorer {
         template.header_into(Role::User, &mut head_text);
         let mut close = String::new();
         template.turn_end_into(&mut close);
+        // The closing text's trailing newline is not the model's to predict here.
+        close.truncate(close.trim_end().len());
         let mut head = Vec::new();
         model
             .tokenizer()
@@ -116,9 +112,7 @@ impl TextScorer {
         self.text.push_str(&self.close);
         self.scratch.clear();
         let tokenizer = self.session.model().tokenizer();
-        // The closing text's trailing newline is not the model's to predict here.
-        let close_body = self.text.trim_end().len();
-        tokenizer.encode_into(&self.text[..close_body], false, true, &mut self.scratch);
+        tokenizer.encode_into(&self.text, false, true, &mut self.scratch);
         if self.scratch.len() > MAX_TEXT_TOKENS {
             return Ok(None);
         }
@@ -136,9 +130,7 @@ impl TextScorer {
             tokens: n,
         }))
     }
-}
 
-impl TextScorer {
     /// Scores `scratch` (the text's tokens) into `ids` / `cum`. The cache holds the head and
     /// every scored token but the last (nothing after it is scored); tokens shared with the
     /// text scored before keep their cache and sums, and the last shared one is run again

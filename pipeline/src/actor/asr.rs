@@ -1,7 +1,7 @@
 //! The recognizer actor: streams utterance audio into the transcriber, decodes partial
-//! transcripts at an interval while it keeps up with real time, the final early at each pause
-//! the capture actor hears, and the final one at the end (up to where that actor says the
-//! speech stopped). An
+//! transcripts at an interval while the user speaks and it keeps up with real time, the final
+//! early at each pause the capture actor hears, and the final one at the end (up to where that
+//! actor says the speech stopped). An
 //! utterance that begins while a reply plays is decoded expecting a backchannel or a command.
 
 use std::sync::Arc;
@@ -27,6 +27,8 @@ impl Asr {
     pub(crate) fn run(mut self, inbox: Rx<AsrMsg>) {
         let mut current: Option<u64> = None;
         let mut since_partial = Duration::ZERO;
+        // Between a pause the capture actor heard and the speech resuming.
+        let mut paused = false;
         let mut failed = false;
         let frame_time = Duration::from_millis((FRAME as u64 * 1000) / 16_000);
         while let Some(msg) = inbox.recv() {
@@ -38,9 +40,14 @@ impl Asr {
                     }
                     current = Some(utt);
                     since_partial = Duration::ZERO;
+                    paused = false;
                     failed = false;
                 }
-                AsrMsg::Audio { utt, frame } if current == Some(utt) && !failed => {
+                AsrMsg::Audio {
+                    utt,
+                    frame,
+                    speaking,
+                } if current == Some(utt) && !failed => {
                     if let Err(e) = self.transcriber.accept(&frame.samples) {
                         failed = true;
                         self.error(format!("speech recognition failed: {e}"));
@@ -58,9 +65,13 @@ impl Asr {
                         continue;
                     };
                     // Decode a partial only when due and only on fresh audio: when frames queue
-                    // up (we are behind real time), skip it so the final is not delayed.
+                    // up (we are behind real time), skip it so the final is not delayed. And only
+                    // while the user speaks: a quiet frame may be a pause's first, whose early
+                    // final would wait for the partial, and in a pause the early final already
+                    // holds the words while the end-of-turn judge and the reply's prefill need
+                    // the cores (the partial comes on the next spoken frame instead).
                     let fresh = self.clock.now().saturating_sub(frame.at) < interval / 2;
-                    if since_partial >= interval && fresh {
+                    if since_partial >= interval && fresh && speaking && !paused {
                         since_partial = Duration::ZERO;
                         match self.transcriber.partial() {
                             Ok(Some(text)) if !text.trim().is_empty() => {
@@ -91,6 +102,7 @@ impl Asr {
                 }
                 AsrMsg::End { .. } => {}
                 AsrMsg::Pause { utt, pause } if current == Some(utt) && !failed => {
+                    paused = true;
                     if let Some(text) = self.transcriber.early_final_now() {
                         self.report.send(Report::EarlyFinal {
                             text,
@@ -100,6 +112,7 @@ impl Asr {
                     }
                 }
                 AsrMsg::Resumed { utt } if current == Some(utt) => {
+                    paused = false;
                     self.transcriber.speech_resumed();
                 }
                 AsrMsg::Pause { .. } | AsrMsg::Resumed { .. } => {}

@@ -163,7 +163,7 @@ impl Ears {
                 if voiced {
                     st.peak = level;
                     self.begin_utterance(st);
-                    self.hear(st.utt, frame);
+                    self.hear(st.utt, frame, true);
                     st.phase = Phase::Onset {
                         voiced: TICK,
                         silence: Duration::ZERO,
@@ -177,7 +177,7 @@ impl Ears {
                 }
             }
             Phase::Onset { voiced: v, silence } => {
-                self.hear(st.utt, frame);
+                self.hear(st.utt, frame, voiced);
                 st.peak = st.peak.max(level);
                 if voiced {
                     *v += TICK;
@@ -196,11 +196,12 @@ impl Ears {
                 last_voiced,
                 length,
             } => {
-                self.hear(st.utt, frame);
                 *length += TICK;
                 st.peak = st.peak.max(level);
                 let quiet = level < st.peak * QUIET_BELOW_PEAK;
                 let speaking = voiced && (st.ptt || !quiet);
+                let at = frame.at;
+                self.hear(st.utt, frame, speaking);
                 let pause_at = self.cfg.early_final_after;
                 if speaking {
                     // A shorter gap voids nothing.
@@ -212,7 +213,7 @@ impl Ears {
                         text.speech();
                     }
                     *silence = Duration::ZERO;
-                    *last_voiced = frame.at;
+                    *last_voiced = at;
                 } else {
                     *silence += TICK;
                     // The frame the pause reaches `early_final_after`: decode what was said.
@@ -221,7 +222,7 @@ impl Ears {
                         let pause = st.pauses;
                         self.asr.send(AsrMsg::Pause { utt: st.utt, pause });
                         if let Some(text) = &mut self.text {
-                            text.asked(pause, frame.at);
+                            text.asked(pause, at);
                         }
                     }
                 }
@@ -241,9 +242,9 @@ impl Ears {
                 let forced = *length >= self.cfg.max_utterance;
                 let (speech_end, trailing) = (*last_voiced, *silence);
                 if let Decision::End(verdict) = decision {
-                    self.end_utterance(st, speech_end, trailing, frame.at, verdict);
+                    self.end_utterance(st, speech_end, trailing, at, verdict);
                 } else if forced {
-                    self.end_utterance(st, speech_end, trailing, frame.at, None);
+                    self.end_utterance(st, speech_end, trailing, at, None);
                 }
             }
         }
@@ -275,16 +276,21 @@ impl Ears {
         }
         let preroll: Vec<MicFrame> = st.preroll.drain(..).collect();
         for frame in preroll {
-            self.hear(utt, frame);
+            self.hear(utt, frame, false);
         }
     }
 
-    /// Utterance audio: to the recognizer, and kept for the end-of-turn classifier.
-    fn hear(&mut self, utt: u64, frame: MicFrame) {
+    /// Utterance audio: to the recognizer (with whether the user is `speaking` in it), and
+    /// kept for the end-of-turn classifier.
+    fn hear(&mut self, utt: u64, frame: MicFrame, speaking: bool) {
         if let Some(smart) = &mut self.smart {
             smart.hear(&frame.samples);
         }
-        self.asr.send(AsrMsg::Audio { utt, frame });
+        self.asr.send(AsrMsg::Audio {
+            utt,
+            frame,
+            speaking,
+        });
     }
 
     /// Ends the utterance: its speech stopped at `speech_end`, `trailing` of its audio ago.

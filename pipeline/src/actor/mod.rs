@@ -80,6 +80,8 @@ pub(crate) enum AsrMsg {
     Audio {
         utt: u64,
         frame: MicFrame,
+        /// The capture actor hears the user speaking in this frame (not a gap or a pause).
+        speaking: bool,
     },
     /// The utterance is over; its speech stopped `silence` before this message.
     End {

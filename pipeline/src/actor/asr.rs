@@ -27,8 +27,6 @@ impl Asr {
     pub(crate) fn run(mut self, inbox: Rx<AsrMsg>) {
         let mut current: Option<u64> = None;
         let mut since_partial = Duration::ZERO;
-        // Between a pause the capture actor heard and the speech resuming.
-        let mut paused = false;
         let mut failed = false;
         let frame_time = Duration::from_millis((FRAME as u64 * 1000) / 16_000);
         while let Some(msg) = inbox.recv() {
@@ -40,7 +38,6 @@ impl Asr {
                     }
                     current = Some(utt);
                     since_partial = Duration::ZERO;
-                    paused = false;
                     failed = false;
                 }
                 AsrMsg::Audio {
@@ -67,11 +64,12 @@ impl Asr {
                     // Decode a partial only when due and only on fresh audio: when frames queue
                     // up (we are behind real time), skip it so the final is not delayed. And only
                     // while the user speaks: a quiet frame may be a pause's first, whose early
-                    // final would wait for the partial, and in a pause the early final already
-                    // holds the words while the end-of-turn judge and the reply's prefill need
-                    // the cores (the partial comes on the next spoken frame instead).
+                    // final would wait for the partial, and in a pause (every frame of it quiet)
+                    // the early final already holds the words while the end-of-turn judge and
+                    // the reply's prefill need the cores (the partial comes on the next spoken
+                    // frame instead).
                     let fresh = self.clock.now().saturating_sub(frame.at) < interval / 2;
-                    if since_partial >= interval && fresh && speaking && !paused {
+                    if since_partial >= interval && fresh && speaking {
                         since_partial = Duration::ZERO;
                         match self.transcriber.partial() {
                             Ok(Some(text)) if !text.trim().is_empty() => {
@@ -102,7 +100,6 @@ impl Asr {
                 }
                 AsrMsg::End { .. } => {}
                 AsrMsg::Pause { utt, pause } if current == Some(utt) && !failed => {
-                    paused = true;
                     if let Some(text) = self.transcriber.early_final_now() {
                         self.report.send(Report::EarlyFinal {
                             text,
@@ -112,7 +109,6 @@ impl Asr {
                     }
                 }
                 AsrMsg::Resumed { utt } if current == Some(utt) => {
-                    paused = false;
                     self.transcriber.speech_resumed();
                 }
                 AsrMsg::Pause { .. } | AsrMsg::Resumed { .. } => {}

@@ -121,9 +121,7 @@ pub struct SemanticEndpoint {
     /// hence 0.05 (docs/PERFORMANCE.md).
     pub threshold: f32,
     /// The recognizer's probability of the last word heard, under which the words are not
-    /// trusted to end the turn at `decide_after` (it waits as for unfinished words, or
-    /// `question_wait` for words the model judges whole that the recognizer wrote as a
-    /// question: most such words are a misheard whole question). At a mid-sentence pause
+    /// trusted to end the turn (it waits as for unfinished words). At a mid-sentence pause
     /// Whisper sometimes finishes the fragment with a word nobody said ("What time does the
     /// sun" -> "... sun sound?", the word at 0.19; "What should I" -> "... I do?", 0.22), and
     /// the model then rightly judges the invented sentence whole. Of 336 whole spoken

@@ -5,11 +5,9 @@
 //! it never waits for one: frames go on, and a judgement is taken at the first frame after
 //! it came. Judgements of an earlier pause (the user spoke again since) are dropped. Words
 //! whose last one the recognizer doubts (perhaps invented to finish a fragment) do not end
-//! the turn at the decision silence, whatever the model says of them. Words the recognizer
-//! wrote as a question wait `question_wait`, between the two, when the model doubts them a
-//! little (P between `question_threshold` and `threshold`) or when it judges them whole but
-//! the recognizer doubts their last word (a misheard question: "What is the main ingredient
-//! in glaucoma?").
+//! the turn early, whatever the model says of them. Words the recognizer wrote as a question
+//! that the model doubts a little (P between `question_threshold` and `threshold`) wait
+//! `question_wait`, between the two.
 
 use std::time::Duration;
 
@@ -36,8 +34,7 @@ enum Wait {
     /// The whole turn (the model judged so, and the recognizer was sure of the last word):
     /// `decide_after`.
     Whole,
-    /// A question by its words and mark, the model or the recognizer less sure:
-    /// `question_wait`.
+    /// A question by its words and mark, the model less sure: `question_wait`.
     Question,
     /// Unfinished, or the last word doubtful: `fallback`.
     Unfinished,
@@ -82,7 +79,7 @@ impl TextEnd {
         let sure = last_word_p >= self.cfg.min_last_word_p;
         let wait = if sure && p >= self.cfg.threshold {
             Wait::Whole
-        } else if asks && p >= self.cfg.question_threshold && (sure || p >= self.cfg.threshold) {
+        } else if sure && asks && p >= self.cfg.question_threshold {
             Wait::Question
         } else {
             Wait::Unfinished

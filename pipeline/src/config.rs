@@ -126,7 +126,9 @@ pub struct SemanticEndpoint {
     /// sun" -> "... sun sound?", the word at 0.19; "What should I" -> "... I do?", 0.22), and
     /// the model then rightly judges the invented sentence whole. Of 336 whole spoken
     /// questions (`bench/questions.tsv`, three voices) 11 have a last word under 0.25, mostly
-    /// misheard ones (docs/PERFORMANCE.md).
+    /// misheard ones (docs/PERFORMANCE.md). Those wait for `fallback` too: ending a doubted
+    /// question judged whole at `question_wait` instead doubled `bench/turn-taking.sh`'s false
+    /// cuts ("When did the second world | ..." heard as "... world war?").
     pub min_last_word_p: f32,
     /// Words the recognizer wrote as a question ("In which month is Christmas?") whose P is
     /// under `threshold` but at least this wait `question_wait` instead of `fallback`. SmolLM2

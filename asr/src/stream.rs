@@ -73,6 +73,12 @@ pub struct AsrStream {
     context: Context,
     /// Picks among a final's hearings (see [`crate::hearing`]); `None`: the recognizer's best.
     scorer: Option<Scorer>,
+    /// A driven stream's last finished utterance (up to its speech end and a short tail),
+    /// while it is short enough to go on: see [`AsrStream::continue_previous`].
+    previous: Vec<f32>,
+    /// The current utterance's final was taken ([`AsrStream::finish`]): at the next reset it
+    /// becomes `previous` (an utterance dropped unfinished leaves `previous` as it was).
+    finished: bool,
 }
 
 /// The stream's [`HearingScorer`].
@@ -112,6 +118,15 @@ struct Speculative {
 /// this much silence followed the speech, so its input is already complete.
 const TAIL_SAMPLES: u64 = 1600;
 
+/// The longest utterance another may go on from ([`AsrStream::continue_previous`]): 8 s, so
+/// with the capture actor's longest utterance (20 s) both fit one decoder window (30 s).
+const MAX_PREVIOUS_SAMPLES: usize = 8 * SAMPLE_RATE;
+
+/// Silence put between an utterance and the one that goes on from it (besides the tail kept
+/// after the first's speech and the pre-roll before the second's): the pause stays a pause
+/// to the recognizer.
+const CONTINUE_GAP_SAMPLES: usize = 3200;
+
 impl AsrStream {
     /// A stream with its own voice detector and endpointer (`driven`: without them).
     pub(crate) fn new(rec: Arc<Recognizer>, driven: bool) -> Self {
@@ -143,6 +158,8 @@ impl AsrStream {
             speculative: None,
             context: Context::Plain,
             scorer: None,
+            previous: Vec::new(),
+            finished: false,
         }
     }
 
@@ -510,6 +527,7 @@ impl AsrStream {
     /// `reset` before the next utterance.
     pub fn finish(&mut self) -> Result<Transcript, AsrError> {
         let t0 = Instant::now();
+        self.finished = true;
         if self.span.is_none() {
             return Ok(Transcript {
                 is_silence: true,
@@ -575,6 +593,13 @@ impl AsrStream {
 
     /// Starts the next utterance. Audio accepted after the endpoint is replayed into it.
     pub fn reset(&mut self) {
+        if std::mem::take(&mut self.finished) && self.is_driven() {
+            self.previous.clear();
+            let n = self.utterance_audio_len();
+            if self.span.is_some() && n <= MAX_PREVIOUS_SAMPLES {
+                self.previous.extend_from_slice(&self.audio[..n]);
+            }
+        }
         self.context = Context::Plain;
         let overflow = std::mem::take(&mut self.overflow);
         self.audio.clear();
@@ -598,6 +623,29 @@ impl AsrStream {
         }
         self.overflow = overflow;
         self.overflow.clear();
+    }
+}
+
+impl AsrStream {
+    /// A driven stream's caller heard the user go on right after the last finished utterance
+    /// (its turn ended at a pause the user meant as one): call just after [`reset`]; that
+    /// utterance's audio, then a short silence, starts this one, so its partials, early
+    /// finals and final are the words of both. `false` (and nothing changes) when there is no
+    /// such utterance (none finished since the last one went on, or it was longer than 8 s),
+    /// audio was already given, or the stream finds its own utterances.
+    ///
+    /// [`reset`]: AsrStream::reset
+    pub fn continue_previous(&mut self) -> bool {
+        if !self.is_driven() || self.previous.is_empty() || !self.audio.is_empty() {
+            return false;
+        }
+        self.audio.extend_from_slice(&self.previous);
+        self.audio
+            .resize(self.audio.len() + CONTINUE_GAP_SAMPLES, 0.0);
+        self.previous.clear();
+        self.total = self.audio.len() as u64;
+        self.span = Some(UtteranceSpan::default());
+        true
     }
 }
 

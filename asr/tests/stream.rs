@@ -324,3 +324,47 @@ fn a_scorer_picks_among_the_beams_hearings_of_a_final() {
     let over = s.finish().expect("final");
     assert_eq!(over.timings.hearing_ms, 0.0);
 }
+
+#[test]
+fn a_driven_utterance_can_go_on_from_the_last_finished_one() {
+    let rec = common::tiny();
+    let jfk = common::jfk();
+    // "And so, my fellow Americans," | "ask not what your country can do for you, ..."
+    let split = 16_000 * 36 / 10;
+    let (first, rest) = jfk.split_at(split);
+    let tail = common::noise(8_000, 0.002, 7);
+    let utterance = |d: &mut pocket_asr::AsrStream, audio: &[f32]| {
+        for c in audio.chunks(1600).chain(tail.chunks(1600)) {
+            d.accept(c);
+        }
+        d.speech_ended(tail.len() as u64);
+        d.finish().expect("final").text.to_lowercase()
+    };
+    let mut d = rec.driven_stream();
+    assert!(!d.continue_previous(), "nothing finished yet");
+    let heard = utterance(&mut d, first);
+    assert!(
+        heard.contains("americans") && !heard.contains("country"),
+        "{heard}"
+    );
+    d.reset();
+    assert!(d.continue_previous(), "the first utterance was finished");
+    let both = utterance(&mut d, rest);
+    assert!(
+        both.contains("americans") && both.contains("country"),
+        "{both}"
+    );
+    // The two together (11 s) are longer than an utterance may be to go on from (8 s).
+    d.reset();
+    assert!(!d.continue_previous());
+    let alone = utterance(&mut d, rest);
+    assert!(
+        alone.contains("country") && !alone.contains("americans"),
+        "{alone}"
+    );
+    // Audio given already, or a stream that finds its own utterances: no.
+    d.reset();
+    d.accept(&rest[..1600]);
+    assert!(!d.continue_previous());
+    assert!(!rec.stream().continue_previous());
+}

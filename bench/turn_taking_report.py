@@ -41,7 +41,7 @@ def main():
     work, voices = Path(sys.argv[1]), sys.argv[2:]
     print(f"load: {(work / 'load.txt').read_text().strip() if (work / 'load.txt').exists() else '?'}")
     for mode in os.environ.get("MODES", "fixed semantic").split():
-        paused = cut = plain_cut = plain = missed = 0
+        paused = cut = plain_cut = plain = missed = joined = 0
         first, first_paused, waits, classifier, response = [], [], [], [], []
         ahead = 0
         for voice in voices:
@@ -56,12 +56,17 @@ def main():
                     missed += 1
                     continue
                 early = any(m["eou"] is not None and m["eou"] < end for m in mine)
+                last = mine[-1]
+                # The user went on right after the cut: the loop took that turn back and
+                # answered both utterances as one (`continued`, EndpointConfig::continue_within).
+                whole = early and last.get("continued", False) and last["eou"] >= end
+                joined += whole
                 if early and is_paused:
                     cut += 1
-                    print(f"  {mode} cut: {Path(f).parent.name}/{Path(f).name} ({pause_ms} ms) {text!r}")
+                    how = "; went on: answered as one turn" if whole else ""
+                    print(f"  {mode} cut: {Path(f).parent.name}/{Path(f).name} ({pause_ms} ms) {text!r}{how}")
                 elif early:
                     plain_cut += 1
-                last = mine[-1]
                 if last.get("first_audio") is not None and last["eou"] >= end:
                     lat = last["first_audio"] - end
                     first.append(lat)
@@ -78,6 +83,10 @@ def main():
             f"{mode}: {paused + plain} clips ({paused} paused); false cuts on paused clips "
             f"{cut}/{paused} = {100 * cut / max(paused, 1):.1f}%; cuts on unpaused {plain_cut}; "
             f"no turn {missed}"
+        )
+        print(
+            f"  cut turns the user went on from and the loop answered as one turn: {joined}; "
+            f"answered half-said: {cut + plain_cut - joined}"
         )
         print(
             f"  first audio from the true end: P50 {pct(first, 0.5):.0f} ms, P90 {pct(first, 0.9):.0f} ms "

@@ -137,6 +137,7 @@ export class Conversation {
       stop_requested: "stopped",
       superseded: "replaced by your next question",
       output_lost: "cut off — the speaker went away",
+      continued: "you went on — answered with the rest of what you said",
     }[cause] || "interrupted";
     r.node.append(el("span", "tag", heard ? `${why}; heard up to here` : `${why} before it was heard`));
     this.render(r);

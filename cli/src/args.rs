@@ -82,6 +82,12 @@ pub struct EndpointArgs {
     /// as the final (the reply is made ahead from them, and the words judged).
     #[arg(long, default_value_t = pocket_pipeline::EndpointConfig::default().early_final_after.as_millis() as u64)]
     pub early_final_ms: u64,
+    /// Speech that starts within this time of the last utterance's end of speech, while its
+    /// reply is still to come or playing, goes on from it: once the words go beyond that
+    /// turn's, its reply stops and both utterances are answered as one turn (no new words: the
+    /// reply plays on). 0: every utterance is a turn of its own.
+    #[arg(long, default_value_t = pocket_pipeline::EndpointConfig::default().continue_within.map_or(0, |d| d.as_millis() as u64))]
+    pub continue_within_ms: u64,
 }
 
 impl Default for EndpointArgs {
@@ -110,6 +116,8 @@ impl EndpointArgs {
             question_wait: Duration::from_millis(self.question_wait_ms),
             speculate: !self.no_speculate,
             early_final_after: Duration::from_millis(self.early_final_ms),
+            continue_within: (self.continue_within_ms > 0)
+                .then(|| Duration::from_millis(self.continue_within_ms)),
         }
     }
 }

@@ -34,6 +34,17 @@ pub fn print_event(e: &Stamped) {
             }
         }
         Event::AudioFinished { .. } => writeln!(out),
+        Event::Interrupted {
+            heard,
+            cause: pocket_pipeline::InterruptCause::Continued,
+            ..
+        } => {
+            writeln!(
+                out,
+                "\n[{:>8.0} ms] (you went on: answered with the rest; heard: {heard:?})",
+                e.at_ms
+            )
+        }
         Event::Interrupted { heard, .. } => {
             writeln!(
                 out,

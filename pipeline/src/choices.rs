@@ -41,6 +41,9 @@ pub struct EndpointChoice {
     /// Silence at which the recognizer decodes the final early
     /// (`EndpointConfig::early_final_after`).
     pub early_final_after: Duration,
+    /// Speech this soon after the last utterance's end of speech goes on from it
+    /// (`EndpointConfig::continue_within`; `None`: never).
+    pub continue_within: Option<Duration>,
 }
 
 impl EndpointChoice {
@@ -51,6 +54,7 @@ impl EndpointChoice {
             end_silence: self.end_silence,
             mode: self.mode,
             early_final_after: self.early_final_after,
+            continue_within: self.continue_within,
             smart: SmartEndpoint {
                 ask_after: defaults.smart.ask_after.min(self.turn_decide),
                 decide_after: self.turn_decide,
@@ -101,6 +105,7 @@ impl Default for EndpointChoice {
             question_wait: defaults.semantic.question_wait,
             speculate: true,
             early_final_after: defaults.early_final_after,
+            continue_within: defaults.continue_within,
         }
     }
 }

@@ -29,6 +29,16 @@ pub struct EndpointConfig {
     /// recognizer is as sure of the last word after 60 ms as after 100 (offline, 9 of 360
     /// held-out clips doubted with either; docs/PERFORMANCE.md, "Which model answers").
     pub early_final_after: Duration,
+    /// Speech that starts within this time of the last utterance's end of speech, while that
+    /// turn's reply is still to come or playing, goes on from it: the recognizer hears it as
+    /// that utterance's continuation, and the reply pauses as at any onset. Once the words go
+    /// beyond the turn's, that turn ended at a pause the user meant as one ("What game has
+    /// kings, | queens, bishops and pawns?"): its reply stops, its exchange leaves the
+    /// conversation, and both utterances are answered as one turn. No new words (a cough, the
+    /// reply's echo): the reply plays on. `None`: every utterance is a turn of its own (speech
+    /// over a reply is a barge-in). 1200 ms, the semantic endpoint's fallback: a pause shorter
+    /// than that is one the endpointer would have waited out, had the words not seemed whole.
+    pub continue_within: Option<Duration>,
     /// How the end of a turn is decided: a fixed silence, the end-of-turn classifier, or the
     /// language model's judgement of the words (the default).
     pub mode: EndpointMode,
@@ -171,6 +181,7 @@ impl Default for EndpointConfig {
             preroll: Duration::from_millis(300),
             max_utterance: Duration::from_secs(20),
             early_final_after: Duration::from_millis(60),
+            continue_within: Some(Duration::from_millis(1200)),
             mode: EndpointMode::default(),
             smart: SmartEndpoint::default(),
             semantic: SemanticEndpoint::default(),

@@ -302,12 +302,14 @@ impl Pipeline {
             text,
         };
         threads.push(activity.spawn("pocket-ears", move || ears.run(mic_rx))?);
+        let open_utt = Arc::new(AtomicU64::new(0));
         let asr = Asr {
             transcriber,
             partial_interval: config.partial_interval,
             report: report_tx.clone(),
             clock: clock.clone(),
             playback: playback.clone(),
+            open_utt: open_utt.clone(),
         };
         threads.push(activity.spawn("pocket-asr", move || asr.run(asr_rx))?);
         let brain = Brain {
@@ -360,6 +362,7 @@ impl Pipeline {
             prefill_partials: config.prefill_partials,
             judge_words: semantic,
             words,
+            open_utt,
         };
         threads.push(activity.spawn("pocket-conductor", move || conductor.run(conductor_box))?);
 

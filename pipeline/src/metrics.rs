@@ -42,6 +42,11 @@ pub struct TurnMetrics {
     /// reached the loop (so `llm_first_token` minus this is the model's share of the wait).
     #[serde(default)]
     pub early_final: Option<f64>,
+    /// The turn went on from the one before: the user spoke again right after that one
+    /// ended, so it was taken back and this turn's words are both utterances' (its stamps are
+    /// the second one's).
+    #[serde(default)]
+    pub continued: bool,
 }
 
 impl TurnMetrics {

@@ -48,6 +48,9 @@ pub enum InterruptCause {
     Superseded,
     /// The output device was lost or stopped playing.
     OutputLost,
+    /// The user went on speaking right after the turn ended (at a pause they meant as one):
+    /// the turn was taken back, and its words and theirs since are the next turn.
+    Continued,
 }
 
 /// Everything a UI (or the CLI, or a test) learns about the conversation, in order.

@@ -5,6 +5,7 @@
 //! utterance that begins while a reply plays is decoded expecting a backchannel or a command.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use super::{AsrMsg, Report};
@@ -21,6 +22,9 @@ pub(crate) struct Asr {
     pub(crate) clock: Clock,
     /// Whether a reply is playing when an utterance begins.
     pub(crate) playback: Arc<PlaybackState>,
+    /// The utterance whose turn the user may still go on from (see `Conductor::open_utt`):
+    /// set here at each final with words.
+    pub(crate) open_utt: Arc<AtomicU64>,
 }
 
 impl Asr {
@@ -31,10 +35,17 @@ impl Asr {
         let frame_time = Duration::from_millis((FRAME as u64 * 1000) / 16_000);
         while let Some(msg) = inbox.recv() {
             match msg {
-                AsrMsg::Begin { utt } => {
+                AsrMsg::Begin { utt, continues } => {
                     self.transcriber.begin();
-                    if self.playback.reply_under_way() {
-                        self.transcriber.over_reply();
+                    let after = self.open_utt.load(Ordering::Acquire);
+                    match after {
+                        // The user's own words going on: decoded as such, not as speech
+                        // over the reply to their first half.
+                        1.. if continues && self.transcriber.continue_previous() => {
+                            self.report.send(Report::Continues { utt, after });
+                        }
+                        _ if self.playback.reply_under_way() => self.transcriber.over_reply(),
+                        _ => {}
                     }
                     current = Some(utt);
                     since_partial = Duration::ZERO;
@@ -95,6 +106,9 @@ impl Asr {
                             }
                         }
                     };
+                    // Set before the turn exists: an utterance begun meanwhile may go on from it.
+                    self.open_utt
+                        .store(if text.is_empty() { 0 } else { utt }, Ordering::Release);
                     let at = self.clock.now();
                     self.report.send(Report::Final { utt, text, at });
                 }

@@ -43,22 +43,34 @@ const YIELD_BELOW: Duration = Duration::from_millis(1500);
 /// How often the model's actor looks for the awaited `Truncate` while it holds a new turn.
 const CUT_POLL: Duration = Duration::from_millis(2);
 
+/// The turn whose exchange is last in the history.
+#[derive(Default)]
+struct Last {
+    /// Its reply, until truncated to what was heard (a cut is settled once).
+    uncut: Option<TurnId>,
+    /// Its exchange, until taken back or the conversation is reset.
+    exchange: Option<TurnId>,
+}
+
 impl Brain {
     pub(crate) fn run(mut self, inbox: Mailbox<BrainCtl, Think>) {
-        // The turn whose reply is last in the history, until that reply is truncated.
-        let mut last = None;
+        let mut last = Last::default();
         self.prepare();
         while let Some(mail) = inbox.recv() {
             match mail {
                 Mail::Control(ctl) => self.control(ctl, &mut last),
                 Mail::Data(think) => {
                     if let Some(cut) = think.after_cut
-                        && last == Some(cut)
+                        && last.uncut == Some(cut)
                     {
                         self.await_cut(&inbox, cut, &mut last);
                     }
-                    if let Some(turn) = self.think(think) {
-                        last = Some(turn);
+                    let turn = self.think(think);
+                    if turn.is_some() {
+                        last = Last {
+                            uncut: turn,
+                            exchange: turn,
+                        };
                     }
                 }
             }
@@ -66,27 +78,27 @@ impl Brain {
         }
     }
 
-    fn control(&mut self, ctl: BrainCtl, last: &mut Option<TurnId>) {
+    fn control(&mut self, ctl: BrainCtl, last: &mut Last) {
         match ctl {
             BrainCtl::Truncate { turn, heard } => {
-                if *last == Some(turn) {
+                if last.uncut == Some(turn) {
                     self.chat.truncate_last_reply(&heard);
                     // Settled (a cut is settled once): a turn queued behind this cut — the
                     // output can confirm it while the model still writes the old reply —
                     // need not wait for it, and no later `Truncate` may cut a newer reply.
-                    *last = None;
+                    last.uncut = None;
                 }
             }
             BrainCtl::Reset => {
-                *last = None;
+                *last = Last::default();
                 self.chat.reset();
             }
             BrainCtl::Forget { turn } => {
-                if *last == Some(turn) {
+                if last.exchange == Some(turn) {
                     self.chat.forget_last_exchange();
-                    // Only a settled reply (never one awaiting its cut) precedes a reply made
-                    // ahead of time, so no `Truncate` is owed to what is last now.
-                    *last = None;
+                    // Gone whole: no `Truncate` is owed to it (one still on its way finds
+                    // nothing to cut), and what is last now was settled before it.
+                    *last = Last::default();
                 }
             }
             BrainCtl::Prefill { text, judge } => {
@@ -106,19 +118,14 @@ impl Brain {
     /// what was heard, so the new words join a history that holds only that. The output
     /// confirms a cut at its next callback (a few ms; the conductor settles it itself once the
     /// output is lost or stalled), so this wait is short; `cut_wait` bounds it regardless.
-    fn await_cut(
-        &mut self,
-        inbox: &Mailbox<BrainCtl, Think>,
-        cut: TurnId,
-        last: &mut Option<TurnId>,
-    ) {
+    fn await_cut(&mut self, inbox: &Mailbox<BrainCtl, Think>, cut: TurnId, last: &mut Last) {
         let until = self.clock.now() + self.cut_wait;
-        while *last == Some(cut) {
+        while last.uncut == Some(cut) {
             match inbox.try_recv_control() {
                 Some(BrainCtl::Truncate { turn, heard }) if turn == cut => {
                     self.chat.truncate_last_reply(&heard);
                     // Settled: a later `Truncate` of this turn must not cut the new reply.
-                    *last = None;
+                    last.uncut = None;
                 }
                 Some(ctl) => self.control(ctl, last),
                 None if self.clock.now() >= until => {

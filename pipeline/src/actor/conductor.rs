@@ -1,6 +1,7 @@
 //! The conductor: the one place that owns the conversation state. It turns actor reports into
 //! UI events, starts turns, decides barge-in (pause the reply at the onset, then cut it off —
-//! bump the epoch, cancel the turn — or resume it when the user only said "mm-hm"), maps the
+//! bump the epoch, cancel the turn — or resume it when the user only said "mm-hm"), joins an
+//! utterance that goes on right after a turn to that turn (taken back, answered as one), maps the
 //! playback position back to the words heard, and keeps the latency records. When the output is lost
 //! or stalls it settles every cut itself (heard = what the output had played), since no
 //! callback will confirm them.
@@ -99,6 +100,9 @@ struct Active {
     speculative: bool,
     /// The model had nothing to say (known before the turn was confirmed).
     nothing_to_say: bool,
+    /// The utterance whose final this turn answers (0: typed, or made ahead and not yet
+    /// confirmed).
+    utt: u64,
 }
 
 /// A reply cut off, waiting for the output to confirm it went silent.
@@ -119,10 +123,14 @@ struct Cut {
 /// The latest utterance's endpoint times.
 #[derive(Default, Clone, Copy)]
 struct Utterance {
+    /// Its number (0: a typed turn).
+    utt: u64,
     speech_end: Option<Duration>,
     eou: Option<Duration>,
     turn_p: Option<f32>,
     turn_took: Option<Duration>,
+    /// It went on from the utterance before, whose turn was taken back.
+    continued: bool,
 }
 
 impl Utterance {
@@ -133,6 +141,7 @@ impl Utterance {
         m.asr_final = Some(ms(asr_final));
         m.turn_classifier_ms = self.turn_took.map(ms);
         m.turn_complete_p = self.turn_p.map(f64::from);
+        m.continued = self.continued;
     }
 }
 
@@ -155,6 +164,10 @@ pub(crate) struct Conductor {
     pub(crate) judge_words: bool,
     /// The words judge's asks, when a model of its own judges them (else the chat model does).
     pub(crate) words: Option<Tx<WordsAsk>>,
+    /// The utterance whose turn the user may still go on from (0: none): the recognizer sets
+    /// it at each final with words, the conductor clears it when that turn ends otherwise
+    /// (its reply played out, nothing to say, cut off).
+    pub(crate) open_utt: Arc<AtomicU64>,
 }
 
 /// A reply paused at the user's onset, waiting for the recognizer to tell a backchannel from
@@ -181,6 +194,31 @@ struct Run {
     /// The capture actor's pause whose words the model judges, with what goes back with the
     /// judgement.
     judging: Option<Judging>,
+    /// The utterance under way goes on from an earlier one (`Report::Continues`: this one,
+    /// that one), not yet acted on: that waits for the onset to be confirmed.
+    continuing: Option<(u64, u64)>,
+    /// Its onset confirmed, the reply to the earlier one paused: waiting for new words.
+    going_on: Option<GoingOn>,
+    /// The utterance that went on from a turn taken back: its final is the turn of both.
+    joined: Option<u64>,
+    /// The newest turn made of an utterance's final: that utterance, the turn, and how many
+    /// words the user said in it.
+    last_spoken: Option<(u64, TurnId, usize)>,
+}
+
+/// An utterance that goes on from the turn of the one before, whose reply is paused until
+/// the recognizer hears words beyond that turn's (then it is taken back) or none (a cough, a
+/// breath, the reply's own echo: it plays on).
+#[derive(Clone, Copy)]
+struct GoingOn {
+    utt: u64,
+    turn: TurnId,
+    words: usize,
+}
+
+/// Words in a transcript.
+fn word_count(text: &str) -> usize {
+    text.split_whitespace().count()
 }
 
 /// What the recognizer said of the words being judged at a pause.
@@ -210,6 +248,10 @@ impl Conductor {
             speaking: false,
             hold: None,
             judging: None,
+            continuing: None,
+            going_on: None,
+            joined: None,
+            last_spoken: None,
         };
         while let Some(mail) = inbox.recv() {
             match mail {
@@ -263,11 +305,23 @@ impl Conductor {
             Report::SpeechStarted => {
                 run.speaking = true;
                 self.emit(run, Event::SpeechStarted);
-                self.onset(run);
+                if run.continuing.is_some() {
+                    self.go_on(run);
+                } else {
+                    self.onset(run);
+                }
             }
             Report::SpeechDiscarded => {
                 run.speaking = false;
+                run.continuing = None;
+                run.going_on = None;
                 self.resume(run, String::new());
+            }
+            Report::Continues { utt, after } => {
+                run.continuing = Some((utt, after));
+                if run.speaking {
+                    self.go_on(run);
+                }
             }
             // The user went on after a pause: a reply made for the words so far is void.
             Report::SpeechResumed => {
@@ -285,10 +339,12 @@ impl Conductor {
                 run.utts.push((
                     utt,
                     Utterance {
+                        utt,
                         speech_end: Some(speech_end),
                         eou: Some(eou),
                         turn_p,
                         turn_took,
+                        continued: false,
                     },
                 ));
                 run.speaking = false;
@@ -299,6 +355,7 @@ impl Conductor {
             }
             Report::Partial { text } => {
                 self.emit(run, Event::PartialTranscript { text: text.clone() });
+                self.join_if_new_words(run, &text);
                 // The words decide at the final: a partial of a short sound is often a
                 // hallucination ("you", "bye"), and the reply is silent meanwhile anyway. Only
                 // speech going on past the hold limit cuts the reply off here.
@@ -323,6 +380,7 @@ impl Conductor {
                 pause,
                 last_word_p,
             } => {
+                self.join_if_new_words(run, &text);
                 let mut pause = pause.filter(|_| self.judge_words);
                 if let Some(id) = pause {
                     run.judging = Some(Judging {
@@ -363,10 +421,20 @@ impl Conductor {
                 });
             }
             Report::Final { utt, text, at } => {
-                let times = match run.utts.iter().position(|(u, _)| *u == utt) {
+                let mut times = match run.utts.iter().position(|(u, _)| *u == utt) {
                     Some(i) => run.utts.remove(i).1,
                     None => Utterance::default(),
                 };
+                times.utt = utt;
+                if run.going_on.is_some_and(|g| g.utt == utt) && !self.join_if_new_words(run, &text)
+                {
+                    // No words beyond the turn it went on from: that reply plays on.
+                    run.going_on = None;
+                    self.resume(run, String::new());
+                    self.emit(run, Event::FinalTranscript { text, turn: None });
+                    return;
+                }
+                times.continued = run.joined.take_if(|u| *u == utt).is_some();
                 run.utts.retain(|(u, _)| *u > utt);
                 if run.hold.is_some() {
                     if is_backchannel(&text) {
@@ -420,6 +488,7 @@ impl Conductor {
                 } else if segments == 0 && current(run, turn).is_some() {
                     // Nothing to say: the turn ends here.
                     if let Some(a) = run.active.take() {
+                        self.close(a.utt);
                         self.record(a.user_text, a.reply, None, a.metrics);
                     }
                     self.set_state(run, State::Listening);
@@ -447,6 +516,7 @@ impl Conductor {
             Report::AudioFinished { turn } => {
                 if current(run, turn).is_some() {
                     if let Some(a) = run.active.take() {
+                        self.close(a.utt);
                         self.emit(run, Event::AudioFinished { turn });
                         self.record(a.user_text, a.reply, None, a.metrics);
                     }
@@ -515,6 +585,7 @@ impl Conductor {
             .is_some_and(|a| a.reply_done && a.muted && !a.audio_started && !a.speculative)
             && let Some(a) = run.active.take()
         {
+            self.close(a.utt);
             self.record(a.user_text, a.reply, None, a.metrics);
             self.set_state(run, State::Listening);
         }
@@ -526,6 +597,12 @@ impl Conductor {
         let mut metrics = TurnMetrics::default();
         utt.stamp(&mut metrics, asr_final);
         let id = self.start_turn(run, text.clone(), metrics, false, None);
+        if let Some(a) = run.active.as_mut() {
+            a.utt = utt.utt;
+        }
+        if utt.utt != 0 {
+            run.last_spoken = Some((utt.utt, id, word_count(&text)));
+        }
         self.emit(
             run,
             Event::FinalTranscript {
@@ -572,6 +649,7 @@ impl Conductor {
             muted: false,
             speculative,
             nothing_to_say: false,
+            utt: 0,
         });
         let after_cut = run.cuts.iter().map(|c| c.turn.id).max();
         self.brain.data.send(Think {
@@ -603,6 +681,48 @@ impl Conductor {
         self.emit(run, Event::ReplyPaused { turn });
     }
 
+    /// The user went on right after the turn of an earlier utterance ended (`run.continuing`,
+    /// acted on once the onset is confirmed): that turn may have ended at a pause they meant
+    /// as one. Its reply pauses as at any onset (cut off where nothing may pause it), and the
+    /// recognizer, which hears this utterance as the earlier one's continuation, decides: see
+    /// [`join_if_new_words`](Self::join_if_new_words).
+    fn go_on(&self, run: &mut Run) {
+        let Some((utt, after)) = run.continuing.take() else {
+            return;
+        };
+        self.onset(run);
+        // A turn of a later final (a race): the speech is an onset like any other.
+        if let Some((_, turn, words)) = run.last_spoken.filter(|(u, ..)| *u == after) {
+            run.going_on = Some(GoingOn { utt, turn, words });
+        }
+    }
+
+    /// Words of the utterance going on from a turn (`run.going_on`) beyond that turn's: the
+    /// turn ended at a pause the user meant as one. Its reply stops (also when it played out
+    /// meanwhile), its exchange leaves the conversation, and this utterance's final, which
+    /// holds the words of both, is the next turn. Returns whether it joined them.
+    fn join_if_new_words(&self, run: &mut Run, text: &str) -> bool {
+        let Some(g) = run.going_on.filter(|g| word_count(text) > g.words) else {
+            return false;
+        };
+        run.going_on = None;
+        if run.active.as_ref().is_some_and(|a| a.turn.id == g.turn) {
+            self.interrupt(run, Cause::Continued);
+        }
+        self.brain.control.send(BrainCtl::Forget { turn: g.turn });
+        run.joined = Some(g.utt);
+        true
+    }
+
+    /// The turn of utterance `utt` is over: later speech is a turn of its own.
+    fn close(&self, utt: u64) {
+        if utt != 0 {
+            let _ = self
+                .open_utt
+                .compare_exchange(utt, 0, Ordering::AcqRel, Ordering::Acquire);
+        }
+    }
+
     /// The speech over a paused reply was no words or only a backchannel (`said`): play on.
     fn resume(&self, run: &mut Run, said: String) {
         if run.hold.take().is_none() {
@@ -631,6 +751,9 @@ impl Conductor {
             }
             return;
         };
+        if cause != Cause::Continued {
+            self.close(a.utt);
+        }
         let epoch = self.epoch.fetch_add(1, Ordering::AcqRel) + 1;
         // After the epoch: an output that sees the hold gone also sees the cut.
         if held.is_some() {
@@ -690,7 +813,9 @@ impl Conductor {
             return;
         };
         a.speculative = false;
+        a.utt = utt.utt;
         utt.stamp(&mut a.metrics, asr_final);
+        run.last_spoken = Some((utt.utt, a.turn.id, word_count(&a.user_text)));
         let (id, text, reply, nothing) = (
             a.turn.id,
             a.user_text.clone(),
@@ -717,6 +842,7 @@ impl Conductor {
         self.playback.hold.store(false, Ordering::Release);
         if nothing {
             if let Some(a) = run.active.take() {
+                self.close(a.utt);
                 self.record(a.user_text, a.reply, None, a.metrics);
             }
             self.set_state(run, State::Listening);

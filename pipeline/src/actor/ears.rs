@@ -76,6 +76,9 @@ struct State {
     listening: bool,
     /// Pauses the recognizer was asked to decode at (numbers them).
     pauses: u64,
+    /// Audio since the last utterance's speech ended (`None`: none ended, or it was ended by
+    /// push-to-talk): speech within `continue_within` of it goes on from it.
+    since_speech: Option<Duration>,
 }
 
 impl Ears {
@@ -99,6 +102,7 @@ impl Ears {
             ptt: false,
             listening: true,
             pauses: 0,
+            since_speech: None,
         };
         while let Some(mail) = inbox.recv() {
             match mail {
@@ -158,6 +162,11 @@ impl Ears {
     fn on_frame(&mut self, st: &mut State, frame: MicFrame) {
         let voiced = self.detect(st, &frame.samples) || st.ptt;
         let level = energy(&frame.samples);
+        if !matches!(st.phase, Phase::Speech { .. })
+            && let Some(t) = &mut st.since_speech
+        {
+            *t += TICK;
+        }
         match &mut st.phase {
             Phase::Quiet => {
                 if voiced {
@@ -270,7 +279,12 @@ impl Ears {
             text.speech();
         }
         let utt = st.utt;
-        self.asr.send(AsrMsg::Begin { utt });
+        let continues = !st.ptt
+            && st
+                .since_speech
+                .zip(self.cfg.continue_within)
+                .is_some_and(|(since, within)| since <= within);
+        self.asr.send(AsrMsg::Begin { utt, continues });
         if let Some(smart) = &mut self.smart {
             smart.begin();
         }
@@ -314,6 +328,7 @@ impl Ears {
             utt,
             silence: trailing,
         });
+        st.since_speech = Some(trailing);
         st.phase = Phase::Quiet;
         st.preroll.clear();
     }
@@ -346,6 +361,8 @@ impl Ears {
                     self.drop_utterance(st);
                 } else {
                     self.end_utterance(st, now, Duration::ZERO, now, None);
+                    // A release is meant: what follows is a turn of its own.
+                    st.since_speech = None;
                 }
             }
             _ => {}

@@ -76,6 +76,9 @@ pub(crate) enum EarsCtl {
 pub(crate) enum AsrMsg {
     Begin {
         utt: u64,
+        /// It began soon after the last utterance ended (`EndpointConfig::continue_within`):
+        /// it goes on from that one if the recognizer can (see `Report::Continues`).
+        continues: bool,
     },
     Audio {
         utt: u64,
@@ -123,8 +126,9 @@ pub(crate) enum BrainCtl {
     /// Run the user's likely words through the model before their turn arrives (and judge
     /// whether they are a whole turn, for the capture actor's pause `judge`).
     Prefill { text: String, judge: Option<u64> },
-    /// Take `turn`'s exchange back (a reply made ahead of time the user never heard), if it
-    /// is the last in the history.
+    /// Take `turn`'s exchange back (a reply made ahead of time the user never heard, or the
+    /// turn the user went on from: its words come again in the turn of both), if it is the
+    /// last in the history.
     Forget { turn: TurnId },
 }
 
@@ -174,6 +178,12 @@ pub(crate) enum Report {
         utt: u64,
         text: String,
         at: Duration,
+    },
+    /// Utterance `utt` goes on from utterance `after` (whose final had words): its
+    /// transcripts hold the words of both, and the turn made of `after` is to be taken back.
+    Continues {
+        utt: u64,
+        after: u64,
     },
     /// The model's P(whole turn) for the words heard up to the capture actor's pause `pause`.
     TurnJudged {
@@ -244,7 +254,10 @@ impl Report {
             | Report::SpeechResumed
             | Report::SpeechStopped { .. }
             | Report::TurnPending { .. } => 0,
-            Report::Partial { .. } | Report::EarlyFinal { .. } | Report::Final { .. } => 1,
+            Report::Partial { .. }
+            | Report::EarlyFinal { .. }
+            | Report::Final { .. }
+            | Report::Continues { .. } => 1,
             Report::FirstToken { .. }
             | Report::TurnJudged { .. }
             | Report::Piece { .. }

@@ -139,6 +139,10 @@ impl Transcriber for WhisperTranscriber {
         self.stream.set_context(pocket_asr::Context::OverReply);
     }
 
+    fn continue_previous(&mut self) -> bool {
+        self.stream.continue_previous()
+    }
+
     fn accept(&mut self, samples: &[f32]) -> EngineResult<()> {
         self.stream.accept(samples);
         Ok(())

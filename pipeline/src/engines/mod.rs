@@ -36,6 +36,13 @@ pub trait Transcriber: Send {
     /// The utterance just begun is spoken over the assistant's reply, where a backchannel or a
     /// short command is likely: a recognizer that can be told so decodes it expecting them.
     fn over_reply(&mut self) {}
+    /// The utterance just begun goes on from the last finished one (the user spoke again right
+    /// after a turn ended at a pause they meant as one): a recognizer that can starts it with
+    /// that utterance's audio, so every transcript of it holds the words of both. Returns
+    /// whether it did (`false`: this utterance's own words only).
+    fn continue_previous(&mut self) -> bool {
+        false
+    }
     /// Appends audio of the current utterance.
     fn accept(&mut self, samples: &[f32]) -> EngineResult<()>;
     /// A provisional transcript of what was accepted so far (may cost a decode).

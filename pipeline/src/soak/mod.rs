@@ -529,6 +529,7 @@ impl Driver<'_> {
                     (InterruptCause::Superseded, _) => report.superseded += 1,
                     (InterruptCause::StopRequested, _) => {}
                     (InterruptCause::OutputLost, _) => report.outputs_lost += 1,
+                    (InterruptCause::Continued, _) => {}
                 }
                 report.heard_words += heard.split_whitespace().count();
             }

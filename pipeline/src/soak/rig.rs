@@ -37,11 +37,15 @@ impl FastRig {
         )?;
         let (chat, history) = record_history(loaded.engines.chat);
         loaded.engines.chat = chat;
-        let config = PipelineConfig {
+        let mut config = PipelineConfig {
             output_rate: loaded.voice_rate,
             echo_cancel: false,
             ..PipelineConfig::default()
         };
+        // The plan's barge-ins while the assistant thinks start the next input as soon as a
+        // turn begins, each a new question: here they are barge-ins, not the user going on
+        // from the turn before (which has scenario tests of its own).
+        config.endpoint.continue_within = None;
         let (pipeline, ports) = Pipeline::start(loaded.engines, config)?;
         // Keeps none of the output: a long run's replies would fill memory.
         let sink = FileSink::discarding(ports.speaker, ports.output_rate, Pace::Fast)?;

@@ -52,6 +52,8 @@ pub(crate) struct Setup {
     pub(crate) words_judge: Option<Box<dyn ChatEngine>>,
     /// How long the mock recognizer takes over each final.
     pub(crate) final_delay: Option<Duration>,
+    /// The mock recognizer can start an utterance with the last one's audio.
+    pub(crate) can_continue: bool,
 }
 
 impl Default for Setup {
@@ -89,6 +91,7 @@ impl Default for Setup {
             turn: None,
             words_judge: None,
             final_delay: None,
+            can_continue: false,
         }
     }
 }
@@ -111,6 +114,7 @@ pub(crate) struct Harness {
     /// Samples the recognizer got per utterance.
     pub(crate) asr_log: Arc<Mutex<Vec<usize>>>,
     pub(crate) over_reply_log: Arc<Mutex<Vec<bool>>>,
+    pub(crate) continued_log: Arc<Mutex<Vec<bool>>>,
     /// Whether the output callback runs (`false`: the device stopped consuming).
     pub(crate) output_live: bool,
     /// Whether the microphone delivers frames (`false`: the input device is gone).
@@ -127,6 +131,7 @@ impl Harness {
         let chat_log: ChatLog = Arc::new(Mutex::new(Vec::new()));
         let asr_log = Arc::new(Mutex::new(Vec::new()));
         let over_reply_log = Arc::new(Mutex::new(Vec::new()));
+        let continued_log = Arc::new(Mutex::new(Vec::new()));
         let engines = Engines {
             detector: setup.detector,
             transcriber: Box::new(MockTranscriber {
@@ -136,6 +141,8 @@ impl Harness {
                 early_texts: setup.early_finals.iter().map(|s| s.to_string()).collect(),
                 pause_texts: setup.pause_texts.iter().map(|s| s.to_string()).collect(),
                 final_delay: setup.final_delay.map(|d| (clock.clone(), d)),
+                can_continue: setup.can_continue,
+                continued_log: continued_log.clone(),
                 ..MockTranscriber::scripted(&setup.finals)
             }),
             chat: setup.chat.unwrap_or_else(|| {
@@ -178,6 +185,7 @@ impl Harness {
             chat_log,
             asr_log,
             over_reply_log,
+            continued_log,
             output_live: true,
             input_live: true,
             errors: ports.errors,
@@ -320,6 +328,12 @@ impl Harness {
     /// Samples the recognizer got, per utterance.
     pub(crate) fn asr_samples(&self) -> Vec<usize> {
         self.asr_log.lock().expect("log").clone()
+    }
+
+    /// Per utterance the capture actor said goes on from the last: whether the mock
+    /// recognizer did.
+    pub(crate) fn asr_continued(&self) -> Vec<bool> {
+        self.continued_log.lock().expect("log").clone()
     }
 
     /// Per recognized utterance: whether the recognizer was told it was spoken over a reply.

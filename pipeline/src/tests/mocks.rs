@@ -40,6 +40,11 @@ pub(crate) struct MockTranscriber {
     pub(crate) last_word_p: f32,
     /// How long each final takes to decode, on this clock (a slow recognizer).
     pub(crate) final_delay: Option<(Clock, Duration)>,
+    /// It can start an utterance with the last one's audio (`continue_previous`); the coming
+    /// final is then scripted as the words of both.
+    pub(crate) can_continue: bool,
+    /// Per utterance asked to go on from the last: whether it did.
+    pub(crate) continued_log: Arc<Mutex<Vec<bool>>>,
 }
 
 impl MockTranscriber {
@@ -57,6 +62,8 @@ impl MockTranscriber {
             pause_texts: VecDeque::new(),
             last_word_p: 1.0,
             final_delay: None,
+            can_continue: false,
+            continued_log: Arc::new(Mutex::new(Vec::new())),
         }
     }
 }
@@ -96,6 +103,14 @@ impl Transcriber for MockTranscriber {
 
     fn over_reply(&mut self) {
         self.over_reply = true;
+    }
+
+    fn continue_previous(&mut self) -> bool {
+        self.continued_log
+            .lock()
+            .expect("log")
+            .push(self.can_continue);
+        self.can_continue
     }
 
     fn accept(&mut self, samples: &[f32]) -> EngineResult<()> {

@@ -6,6 +6,7 @@ mod device_hotplug;
 mod e2e;
 mod faults;
 mod file_io;
+mod going_on;
 mod harness;
 mod mocks;
 mod model_file;

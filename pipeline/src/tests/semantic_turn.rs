@@ -20,7 +20,7 @@ fn semantic(finals: Vec<&'static str>, pause_texts: Vec<&'static str>) -> Harnes
     Harness::asked(semantic_setup(finals, pause_texts))
 }
 
-fn semantic_setup(finals: Vec<&'static str>, pause_texts: Vec<&'static str>) -> Setup {
+pub(super) fn semantic_setup(finals: Vec<&'static str>, pause_texts: Vec<&'static str>) -> Setup {
     let mut setup = Setup {
         finals,
         pause_texts,

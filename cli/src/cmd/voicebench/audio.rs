@@ -70,6 +70,8 @@ impl AudioAnswerer {
             first_audio_gate: setup.first_audio_gate,
             endpoint: pocket_pipeline::EndpointConfig {
                 max_utterance: MAX_UTTERANCE,
+                // Each sample is a question of its own, however soon the next one starts.
+                continue_within: None,
                 ..setup.endpoint.clone()
             },
             ..PipelineConfig::default()

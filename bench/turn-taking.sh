@@ -8,8 +8,10 @@
 # bench/turn_taking_clip.py) so the words before it keep their mid-sentence intonation. Each voice's clips run through the
 # whole loop (`pocket converse --pace realtime`) once per endpoint mode. Reports per mode:
 #   false cuts  - paused clips whose turn ended before their true end of speech (the loop
-#                 answered half a sentence);
-#   first audio - P50/P90 from the true end of speech to the reply's first sample.
+#                 answered half a sentence), and of those how many the loop took back when
+#                 the user went on and answered as one turn (EndpointConfig::continue_within);
+#   first audio - P50/P90/max and turns over 1.5 s, from the true end of speech to the first
+#                 sample of the reply to the clip's last turn.
 # Usage: [POCKET=binary] [PER_VOICE=n] [MODES="fixed semantic"] [VOICES="flite-slt ..."]
 #        bench/turn-taking.sh WORKDIR
 # (PER_VOICE: the first n sentences of each voice, for a shorter run; default all 20.

@@ -90,7 +90,9 @@ def main():
         )
         print(
             f"  first audio from the true end: P50 {pct(first, 0.5):.0f} ms, P90 {pct(first, 0.9):.0f} ms "
-            f"(n={len(first)}); paused clips P50 {pct(first_paused, 0.5):.0f} ms (n={len(first_paused)})"
+            f"(n={len(first)}), max {max(first, default=float('nan')):.0f} ms, over 1.5 s "
+            f"{sum(x > 1500 for x in first)}; paused clips P50 {pct(first_paused, 0.5):.0f} ms "
+            f"(n={len(first_paused)})"
         )
         print(f"  endpoint wait from the true end: P50 {pct(waits, 0.5):.0f} ms, P90 {pct(waits, 0.9):.0f} ms")
         print(

@@ -69,6 +69,19 @@ fn replies(h: &Harness) -> Vec<String> {
         .collect()
 }
 
+/// No turn was taken back: no cut for going on, no exchange forgotten, the last turn not
+/// joined (`case` names the run in the messages).
+fn assert_not_joined(h: &Harness, case: &str) {
+    assert!(
+        !h.short().iter().any(|e| e.contains("Continued")),
+        "{case}: {:#?}",
+        h.short()
+    );
+    let calls = replies(h);
+    assert!(!calls.iter().any(|c| c == "forget"), "{case}: {calls:?}");
+    assert!(!h.last_metrics().continued, "{case}");
+}
+
 #[test]
 fn speech_right_after_a_turn_goes_on_from_it_as_one_turn() {
     // 400 ms after the first speech ended: the turn ended at 950 ms, its reply is under way.
@@ -126,14 +139,7 @@ fn speech_long_after_a_turn_is_a_turn_of_its_own() {
     // 1.5 s after the first speech ended: past `continue_within` (1.2 s).
     let h = ask_then_go_on(setup(SECOND), 1500);
     assert!(h.asr_continued().is_empty(), "never asked to go on");
-    assert!(
-        !h.short().iter().any(|e| e.contains("Continued")),
-        "{:#?}",
-        h.short()
-    );
-    let calls = replies(&h);
-    assert!(!calls.iter().any(|c| c == "forget"), "{calls:?}");
-    assert!(!h.last_metrics().continued);
+    assert_not_joined(&h, "1.5 s later");
     h.finish();
 }
 
@@ -146,20 +152,14 @@ fn without_the_option_or_a_recognizer_that_can_join_speech_soon_after_is_a_barge
             _ => s.can_continue = false,
         }
         let h = ask_then_go_on(s, 400);
-        assert!(
-            !h.short().iter().any(|e| e.contains("Continued")),
-            "{off}: {:#?}",
-            h.short()
-        );
+        assert_not_joined(&h, off);
         let calls = replies(&h);
-        assert!(!calls.iter().any(|c| c == "forget"), "{off}: {calls:?}");
         assert!(
             calls
                 .last()
                 .is_some_and(|c| c.starts_with(&format!("reply to {SECOND:?}"))),
             "{off}: {calls:?}"
         );
-        assert!(!h.last_metrics().continued, "{off}");
         h.finish();
     }
 }
